@@ -308,7 +308,7 @@ export function openApiDocument(routes: ReadonlyArray<Route>, origin: string, un
         in: 'header',
         required: false,
         schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]([ -~]*[!-~])?$' },
-        description: `A key of yours (a UUID, say) that makes a retry safe: the same key and the same request within 24 hours answer the first answer again, with its status and \`Idempotent-Replayed: true\`; the same key with another body or endpoint is a 409; per merchant, mode and credential. Not with the public key (400).${route.idempotency === 'secret' ? ' This answer shows a secret once and is not kept: a replay answers 409 saying the request was done.' : ''}${route.limits?.movesMoney ? ' This request moves money: an unexpected error (500) is kept and answered again too, never run a second time.' : ''}`,
+        description: `A key of yours (a UUID, say) that makes a retry safe: the same key and the same request within 24 hours answer the first answer again, with its status and \`Idempotent-Replayed: true\`; the same key with another body or endpoint is a 409; per merchant, mode and credential. Not with the public key (400).${route.idempotency === 'secret' ? ' This answer shows a secret once and is not kept: a replay answers 409 saying the request was done.' : ''}${route.movesMoney ? ' This request moves money: an unexpected error (500) is kept and answered again too, never run a second time.' : ''}`,
       });
     }
     const responses: Record<string, unknown> = {};

@@ -4,6 +4,7 @@
 // name (insufficient_balance, which is a 409). The OpenAPI document lists them per operation
 // and status; the conformance test checks every error answer it sees against that list.
 import { ERROR_CODES, type ErrorCode } from '../../contract/error-codes.ts';
+import { checksOf } from './checks.ts';
 import type { Route } from './route.ts';
 
 /** The code of each status when a route names the status, not a finer code. */
@@ -22,7 +23,7 @@ export const GENERAL_CODE: Record<number, ErrorCode> = {
 
 /** The codes the route may answer, by status (ascending), each list sorted. */
 export function operationCodes(
-  route: Pick<Route, 'method' | 'path' | 'auth' | 'body' | 'query' | 'errors' | 'limits' | 'idempotency' | 'permission' | 'stepUp'>,
+  route: Pick<Route, 'method' | 'path' | 'auth' | 'body' | 'query' | 'errors' | 'checks' | 'movesMoney' | 'idempotency' | 'permission' | 'stepUp'>,
 ): Map<number, ErrorCode[]> {
   const codes = new Set<ErrorCode>(['internal_error']);
   const pathParams = /:[a-zA-Z]/.test(route.path);
@@ -37,14 +38,8 @@ export function operationCodes(
   if (route.body || route.query || pathParams) codes.add('validation_failed');
   if (route.body) codes.add('payload_too_large');
   if (pathParams) codes.add('not_found');
-  const limits = route.limits;
-  if (limits?.sameOrigin) codes.add('csrf_rejected');
-  if (limits?.rate?.length) codes.add('rate_limited');
-  if (limits?.notLive) codes.add('not_configured');
-  if (limits?.balance) codes.add('balance_settlement_required');
-  // Money moves on a chain whose movements the operator holds: 409 until resolved.
-  if (limits?.balance) codes.add('treasury_held');
-  if (limits?.movesMoney) codes.add('rate_limited');
+  // What its checks may refuse with (a money-moving route's allowance among them).
+  for (const when of ['before body', 'after body'] as const) for (const check of checksOf(route, when)) for (const code of check.refuses) codes.add(code);
   // An Idempotency-Key written wrong (400), or reused for another request or still running (409).
   if (route.method !== 'GET' && route.auth !== 'none' && route.idempotency !== false) {
     codes.add('validation_failed');

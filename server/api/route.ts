@@ -1,29 +1,27 @@
 // One declaration per endpoint: a route is one object that says its method and path, who may
 // call it, what it does (summary, description), the contract's schemas of its path, query and
-// body, its answers and errors, and its limits. The pipeline checks a request against it
+// body, its answers and errors, and its checks. The pipeline checks a request against it
 // (once, at the boundary) and hands the handler the checked input; the OpenAPI document
 // (api-doc.ts) is made from the same objects. Each resource file exports its `routes`.
 import type * as z from 'zod/mini';
 import type { ErrorCode } from '../../contract/error-codes.ts';
-import type { Account } from '../domain/account.ts';
-import { BalanceSettlementRequired, CsrfRejected, NotConfigured, TooMany, invalidField } from '../domain/errors.ts';
+import { invalidField } from '../domain/errors.ts';
 import { idempotencyKeyOf } from '../domain/idempotency.ts';
 import { actorOf, detailsOf, operatorActor, targetOf } from '../audit/rules.ts';
 import { inAuditScope, type AuditRecord } from '../storage/audit.ts';
 import { type Permission, requirePermission } from '../domain/permissions.ts';
 import { PermissionDenied, SecondFactorRequired, StepUpRequired } from '../domain/errors.ts';
 import { actionDigest, needsStepUp, STEP_UP_MS, type StepUpRule } from '../factors/rules.ts';
-import { cookie, sameOrigin, sessionCookieName } from '../http/auth.ts';
+import { cookie, sessionCookieName } from '../http/auth.ts';
 import { clientOf } from '../http/client.ts';
 import { readJson } from '../http/body.ts';
-import type { Call } from '../http/faults.ts';
 import { readMultipart } from '../http/multipart.ts';
 import type { ServedRoute } from '../http/pipeline.ts';
-import type { RateLimiter } from '../http/rate-limit.ts';
 import type { Reply } from '../http/respond.ts';
 import { parse } from '../http/validate.ts';
 import type { Auth } from '../http/router.ts';
 import type { AnyCtx, Handler, Schemas, ServiceParts } from './context.ts';
+import { runChecks, type RouteCheck } from './checks.ts';
 import { claimKey, keyedRequest, scopeOf } from './idempotency.ts';
 
 /** The reference's sections: every documented route is in one. */
@@ -40,36 +38,6 @@ export const TAGS = [
   'Operations',
 ] as const;
 export type Tag = (typeof TAGS)[number];
-
-/** A count of requests over a window (a RateLimiter of the service's): over it, 429 with Retry-After. */
-export interface RateLimit {
-  limiter: (service: ServiceParts) => RateLimiter;
-  /** What is counted: a client's address, a key; undefined: this request is not counted. */
-  key: (ctx: AnyCtx) => string | undefined;
-  /** Counted only once the body reads, so junk does not spend the allowance of real callers. */
-  afterBody?: boolean;
-  message: (seconds: number) => string;
-}
-
-export interface Limits {
-  /** Only from the service's own pages (Origin or Referer): 403 otherwise (no login CSRF). Checked first. */
-  sameOrigin?: boolean;
-  rate?: RateLimit[];
-  /** Refused to live keys with this reason (409), before anything else is checked: what the service cannot do live. */
-  notLive?: string;
-  /** Only for a merchant on balance settlement (the service holds its money): 409 on wallet, naming what. */
-  balance?: 'Swaps' | 'Withdrawals' | 'Bank payouts';
-  /** Tests may inject faults into this call (startService({ faults: true }); test keys only). */
-  faults?: Call;
-  /**
-   * It moves a merchant's money (a withdrawal, a swap, a bank payout): counted against the
-   * merchant's rate of such requests (429 with Retry-After; replays of an Idempotency-Key are
-   * not counted), and under an Idempotency-Key an unexpected error's answer (500) is kept too,
-   * and a first request cut off before it answered is never run again (409): whether it moved
-   * money is not known, and a retry must never move it twice.
-   */
-  movesMoney?: boolean;
-}
 
 /** A multipart form: the route's `body` schema checks its text fields; `file` is its one file. */
 export interface Multipart {
@@ -96,13 +64,23 @@ export interface Route extends Schemas {
   /** Each success status and its whole body; errors are added from what the route declares and can refuse. */
   responses?: Record<number, z.ZodMiniType>;
   /**
-   * Errors it answers beyond those of its key, body, path and limits (error-codes.ts): a status
+   * Errors it answers beyond those of its key, body, path and checks (error-codes.ts): a status
    * (its general code: 409 is `conflict`) or a finer code by name (`insufficient_balance`).
    */
   errors?: Array<number | ErrorCode>;
   /** Its success answer is this media type (text, described by `responses`' words), not JSON. */
   mediaType?: 'text/csv';
-  limits?: Limits;
+  /** Its cross-cutting checks, in the order they run (fromOurPages, rateLimited, testOnly, balanceOnly, faultable). */
+  checks?: RouteCheck[];
+  /**
+   * It moves a merchant's money (a withdrawal, a swap, a bank payout, a refund): counted against
+   * the merchant's rate of such requests once the body reads, after its listed checks of then
+   * (429 with Retry-After; replays of an Idempotency-Key are not counted), and under an
+   * Idempotency-Key an unexpected error's answer (500) is kept too, and a first request cut off
+   * before it answered is never run again (409): whether it moved money is not known, and a
+   * retry must never move it twice.
+   */
+  movesMoney?: true;
   /**
    * The one permission a caller needs (domain/permissions.ts), checked by the service for every
    * request of a dashboard session (the member's role) and of a secret key (a restricted key's
@@ -145,62 +123,14 @@ export interface Route extends Schemas {
 /** A route, its handler's input typed from the schemas it declares. */
 export const route = <S extends Schemas>(r: Omit<Route, keyof Schemas | 'handler'> & S & { handler: Handler<S> }): Route => r;
 
-/** Refuses what only a balance allows (swaps, bank payouts, withdrawals) to a merchant on `wallet` settlement. */
-export async function requireBalance(account: Account, service: ServiceParts, what: string): Promise<void> {
-  if ((await service.journal.settlement(account.merchant.id, account.mode)) !== 'balance') {
-    throw new BalanceSettlementRequired(
-      `${what} need balance settlement: your ${account.mode} payments settle to your own wallet, so the service holds no money of yours to ${what === 'Bank payouts' ? 'pay out' : 'use'}. Switch with PUT /api/v1/settlement {"settlement":"balance"} (the operator then holds your money; see the README) and take payments after it`,
-    );
-  }
-}
-
 /** Whether the route takes an Idempotency-Key: a write by an account or the operator, unless it says not. */
 export const takesIdempotencyKey = (route: Pick<Route, 'method' | 'auth' | 'idempotency'>): boolean =>
   route.method !== 'GET' && route.auth !== 'none' && route.idempotency !== false;
 
 /**
- * Money-moving requests (withdrawals, swaps, bank payouts, refunds) in a minute, per mode and per
- * person or key: the owner, each member, the full key and each restricted key has an
- * allowance of its own, so one member's junk refunds never spend the one finance withdraws with.
- */
-const moneyMoves: RateLimit = {
-  limiter: (service) => service.moneyMoves,
-  key: ({ account }) => {
-    const actor = actorOf(account);
-    return `${account.merchant.id}/${account.mode}/${actor.kind}:${actor.id}`;
-  },
-  afterBody: true,
-  message: (wait) =>
-    `Too many withdrawals, swaps, refunds and bank payouts by you in a minute; try again in ${wait} s (a retry with the same Idempotency-Key is not counted)`,
-};
-
-async function count(limits: RateLimit[], ctx: AnyCtx): Promise<void> {
-  for (const limit of limits) {
-    const key = limit.key(ctx);
-    const wait = key === undefined ? undefined : await limit.limiter(ctx.service).hit(key, ctx.res);
-    if (wait !== undefined) throw new TooMany(limit.message(wait), wait);
-  }
-}
-
-/** What the route's limits check before its body is read: its origin, rate limits, live keys, then balance settlement. */
-export async function limitsBeforeBody(route: Route, ctx: AnyCtx): Promise<void> {
-  if (route.limits?.sameOrigin && !sameOrigin(ctx.req, ctx.service.origin())) throw new CsrfRejected('This request came from another origin: refused (CSRF)');
-  await count(route.limits?.rate?.filter((l) => !l.afterBody) ?? [], ctx);
-  if (route.limits?.notLive && ctx.account.mode === 'live') throw new NotConfigured(route.limits.notLive);
-  if (route.limits?.balance) await requireBalance(ctx.account, ctx.service, route.limits.balance);
-}
-
-/** What they check once the body reads: the later rate limits, then an injected fault (true: it answered). */
-export async function limitsAfterBody(route: Route, ctx: AnyCtx): Promise<boolean> {
-  await count([...(route.limits?.rate?.filter((l) => l.afterBody) ?? []), ...(route.limits?.movesMoney ? [moneyMoves] : [])], ctx);
-  const call = route.limits?.faults;
-  return call && ctx.service.faults && ctx.account.mode === 'test' ? ctx.service.faults.apply(call, ctx.req, ctx.res) : false;
-}
-
-/**
  * The route's input, checked in the order a caller should fix it (Idempotency-Key, path,
- * query, limits, body); then, under an Idempotency-Key, the first answer again or the key
- * claimed; then the limits counted after the body, and its handler.
+ * query, its checks of before the body, body); then, under an Idempotency-Key, the first answer
+ * again or the key claimed; then its checks of after the body, and its handler.
  */
 async function answer(route: Route, ctx: AnyCtx, seen: { body?: unknown; replayed?: boolean }): Promise<Reply | undefined> {
   const key = takesIdempotencyKey(route) ? idempotencyKeyOf(ctx.req.headers['idempotency-key']) : undefined;
@@ -208,9 +138,9 @@ async function answer(route: Route, ctx: AnyCtx, seen: { body?: unknown; replaye
   if (route.params) ctx.params = parse(route.params, ctx.params, 'path');
   if (route.query) ctx.query = parse(route.query, ctx.query, 'query');
   // A session's request that wants a step-up is checked first (as before it was bound
-  // to its request), which needs its body as sent: read before the limits, checked after it.
+  // to its request), which needs its body as sent: read before the checks, checked after it.
   const stepped = route.auth === 'merchant' && !!ctx.account?.session && needsStepUp(route.stepUp, ctx.account, !!ctx.account.secondFactor?.enrolled);
-  if (!stepped) await limitsBeforeBody(route, ctx);
+  if (!stepped) await runChecks(route, ctx, 'before body');
   const { req } = ctx;
   /** The body as sent (JSON, or a form's fields), for the key's digest and the step-up's. */
   let sent: unknown;
@@ -228,12 +158,12 @@ async function answer(route: Route, ctx: AnyCtx, seen: { body?: unknown; replaye
   ctx.sent = sent;
   if (stepped) {
     await requireStepUp(ctx, ctx.account.mode, `${route.method} ${route.path} needs your second factor, confirmed for this request`);
-    await limitsBeforeBody(route, ctx);
+    await runChecks(route, ctx, 'before body');
   }
   if (form) ctx.files = form.files;
   if (route.body) ctx.body = parse(route.body, sent);
   if (key === undefined || scope === undefined) {
-    if (await limitsAfterBody(route, ctx)) return undefined;
+    if (await runChecks(route, ctx, 'after body')) return undefined;
     return route.handler(ctx);
   }
   const url = new URL(req.url ?? '/', 'http://service.invalid');
@@ -241,7 +171,7 @@ async function answer(route: Route, ctx: AnyCtx, seen: { body?: unknown; replaye
     scope,
     key,
     request: keyedRequest(route.method, url.pathname, Object.fromEntries(url.searchParams), sent, ctx.files),
-    movesMoney: !!route.limits?.movesMoney,
+    movesMoney: !!route.movesMoney,
     withholds: route.idempotency === 'secret',
   });
   if ('replay' in claimed) {
@@ -250,7 +180,7 @@ async function answer(route: Route, ctx: AnyCtx, seen: { body?: unknown; replaye
   }
   // A refusal before the handler (a rate limit, an injected fault) is not the request's answer: not kept.
   try {
-    if (await limitsAfterBody(route, ctx)) {
+    if (await runChecks(route, ctx, 'after body')) {
       await claimed.held.release();
       return undefined;
     }
@@ -361,7 +291,7 @@ async function permittedAnswer(route: Route, ctx: AnyCtx): Promise<Reply | undef
 
 /**
  * The route as the pipeline runs it: the pipeline matches and authenticates (it knows no
- * schema and no part of the service); this checks the declared input and limits, then calls
+ * schema and no part of the service); this checks the declared input and runs its checks, then calls
  * the handler with what they give.
  */
 export const served = (route: Route): ServedRoute<ServiceParts> => ({

@@ -33,15 +33,13 @@ import { HistoryQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
 import { STATEMENT_CSV_COLUMNS, statementCsvLine, statementView, swapView, withdrawalView } from './views.ts';
 import type { Handler as AnyHandler, Schemas, ServiceParts } from '../api/context.ts';
+import { balanceOnly } from '../api/checks.ts';
 import { route } from '../api/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
 type Uses = 'balanceTransactions' | 'catalog' | 'destinations' | 'ids' | 'journal' | 'now' | 'ownAddresses' | 'rates' | 'swaps' | 'treasury' | 'withdrawals';
 type Service = Pick<ServiceParts, Uses>;
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
-
-/** Declared on a route as `limits: { balance }`; here for code that checks it itself. */
-export { requireBalance } from '../api/route.ts';
 
 /** A coin of the mode by symbol and (where it is on several chains) chain_id; refused naming the field. */
 const coinOf = (service: Service, account: Account, field: string, symbol: string, chainId?: number): Coin =>
@@ -308,7 +306,7 @@ export const routes = [
     body: SwapQuoteBody,
     responses: { 201: answer(Swap) },
     errors: ['not_configured', 'insufficient_balance', 'swap_rate_deviates', 409],
-    limits: { balance: 'Swaps' },
+    checks: [balanceOnly('Swaps')],
   }),
   route({
     method: 'POST',
@@ -323,7 +321,8 @@ export const routes = [
     body: SwapBody,
     responses: { 201: answer(Swap) },
     errors: [404, 'quote_used', 'quote_expired', 'insufficient_balance', 'not_configured', 409],
-    limits: { balance: 'Swaps', movesMoney: true },
+    checks: [balanceOnly('Swaps')],
+    movesMoney: true,
   }),
   route({
     method: 'GET',
@@ -364,7 +363,8 @@ export const routes = [
     body: WithdrawalBody,
     responses: { 201: answer(Withdrawal) },
     errors: ['chain_not_offered', 'not_configured', 'destination_pending', 'insufficient_balance', 'withdrawal_limit_exceeded'],
-    limits: { balance: 'Withdrawals', movesMoney: true },
+    checks: [balanceOnly('Withdrawals')],
+    movesMoney: true,
   }),
   route({
     method: 'GET',

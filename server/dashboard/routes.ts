@@ -21,7 +21,8 @@ import type { Merchant } from '../domain/account.ts';
 import type { Session } from './store.ts';
 import { ROLE_PERMISSIONS, type Actor } from '../domain/permissions.ts';
 import type { Handler as AnyHandler, Schemas, ServiceParts } from '../api/context.ts';
-import { route, type Limits } from '../api/route.ts';
+import { fromOurPages, rateLimited, type RouteCheck } from '../api/checks.ts';
+import { route } from '../api/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
 type Uses = 'audit' | 'catalog' | 'config' | 'dashboard' | 'factors' | 'log' | 'mail' | 'merchants' | 'now' | 'origin' | 'signIns' | 'team';
@@ -170,16 +171,14 @@ async function startSession(service: Service, req: IncomingMessage, merchantId: 
  * and one client tries only so many, whatever the e-mail: guessing across many accounts is
  * slowed as guessing one is.
  */
-const FROM_OUR_PAGES: Limits = {
-  sameOrigin: true,
-  rate: [
-    {
-      limiter: (service) => service.signIns,
-      key: ({ req, service }) => clientOf(req, service.config.trustProxies),
-      message: (wait) => `Too many sign-in attempts from this address; try again in ${wait} s`,
-    },
-  ],
-};
+const FROM_OUR_PAGES: RouteCheck[] = [
+  fromOurPages,
+  rateLimited({
+    limiter: (service) => service.signIns,
+    key: ({ req, service }) => clientOf(req, service.config.trustProxies),
+    message: (wait) => `Too many sign-in attempts from this address; try again in ${wait} s`,
+  }),
+];
 
 /** The one-time link: its token (from the link's #fragment, never sent in a URL) and a new password. */
 export const setPassword: Handler<{ body: typeof SetPasswordBody }> = async (ctx) => {
@@ -382,7 +381,7 @@ export const routes = [
     auth: 'none',
     handler: setPassword,
     body: SetPasswordBody,
-    limits: FROM_OUR_PAGES,
+    checks: FROM_OUR_PAGES,
     summary: "a sign-in link's token and a new password: signs in",
     description:
       "`{ token, password }`: the sign-in link's token (from its `#fragment`) and a password of 10 to 200 characters; the link is used once; signs in (the session cookie).",
@@ -393,7 +392,7 @@ export const routes = [
     auth: 'none',
     handler: signIn,
     body: SignInBody,
-    limits: FROM_OUR_PAGES,
+    checks: FROM_OUR_PAGES,
     summary: 'e-mail and password: a session cookie',
     description:
       '401 wrong; 429 with Retry-After after three wrong ones in a row (1 s, 2 s, 4 s …, 15 minutes from the tenth). A person with a second factor is answered 202 `{ factorNeeded, expiresAt }` and signed in by `POST /dashboard/api/session/factor`.',
@@ -404,7 +403,7 @@ export const routes = [
     auth: 'none',
     handler: acceptInvitation,
     body: AcceptInvitationBody,
-    limits: FROM_OUR_PAGES,
+    checks: FROM_OUR_PAGES,
     summary: "an invitation's token, the invited e-mail and a password: signs the new member in",
     description:
       "`{ token, email, password }`: the token from the link's `#fragment`; another e-mail than the invited one is refused (400 naming `email`) and the link stays usable by its own; a used or expired link is 400 naming `token`.",
@@ -415,7 +414,7 @@ export const routes = [
     path: '/dashboard/api/session/factor/options',
     auth: 'none',
     handler: signInFactorOptions,
-    limits: FROM_OUR_PAGES,
+    checks: FROM_OUR_PAGES,
     summary: 'a sign-in waiting for its second factor: options to confirm with a passkey',
   }),
   route({
@@ -424,7 +423,7 @@ export const routes = [
     auth: 'none',
     handler: signInFactor,
     body: SignInFactorBody,
-    limits: FROM_OUR_PAGES,
+    checks: FROM_OUR_PAGES,
     summary: "a sign-in's second step: a passkey's answer, an authenticator code or a recovery code; signs in",
     description:
       "After `POST /dashboard/api/session` answered 202 `factorNeeded`: one of `{ passkey }`, `{ code }`, `{ recovery_code }`, within five minutes. Wrong tries count with the step-up's (five wrong lock that kind: 403 `factor_locked`); 401 when no sign-in is waiting.",

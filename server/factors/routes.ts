@@ -12,7 +12,8 @@ import { authenticateSession, cookie, sessionCookieName } from '../http/auth.ts'
 import { clientOf } from '../http/client.ts';
 import { ok } from '../http/respond.ts';
 import type { Handler as AnyHandler, Schemas, ServiceParts } from '../api/context.ts';
-import { requireStepUp, route, type Limits } from '../api/route.ts';
+import { rateLimited, type RouteCheck } from '../api/checks.ts';
+import { requireStepUp, route } from '../api/route.ts';
 import type { SecurityChange } from '../email/use-cases.ts';
 import { actionDigest, holderOf, STEP_UP_MS } from './rules.ts';
 import type { ProofKind, Who } from './store.ts';
@@ -271,16 +272,14 @@ export const unlock: Handler<{ body: typeof UnlockBody }> = async (ctx) => {
 };
 
 /** Proofs are guessed no faster than passwords: per client address, with the sign-ins' allowance. */
-const GUESSES: Limits = {
-  rate: [
-    {
-      limiter: (service) => service.signIns,
-      key: ({ req, service }) => clientOf(req, service.config.trustProxies),
-      afterBody: true,
-      message: (wait) => `Too many tries from this address; try again in ${wait} s`,
-    },
-  ],
-};
+const GUESSES: RouteCheck[] = [
+  rateLimited({
+    limiter: (service) => service.signIns,
+    key: ({ req, service }) => clientOf(req, service.config.trustProxies),
+    afterBody: true,
+    message: (wait) => `Too many tries from this address; try again in ${wait} s`,
+  }),
+];
 
 // The dashboard's own routes (auth 'none': the session is checked by each handler), not in the merchants' reference.
 export const routes = [
@@ -304,7 +303,7 @@ export const routes = [
     auth: 'none',
     handler: passkeyFinish,
     body: PasskeyBody,
-    limits: GUESSES,
+    checks: GUESSES,
     summary: 'the new passkey: added (recovery codes with the first factor, shown once)',
   }),
   route({
@@ -320,7 +319,7 @@ export const routes = [
     auth: 'none',
     handler: totpFinish,
     body: TotpBody,
-    limits: GUESSES,
+    checks: GUESSES,
     summary: "the app's first code: added (recovery codes with the first factor, shown once)",
   }),
   route({
@@ -360,7 +359,7 @@ export const routes = [
     auth: 'none',
     handler: stepUp,
     body: StepUpBody,
-    limits: GUESSES,
+    checks: GUESSES,
     summary: "a passkey's answer, an authenticator code or a recovery code, for one request: it may be sent once, in the next five minutes",
   }),
 ];

@@ -17,7 +17,8 @@ import { ChainNotOffered, Conflict, DomainError, NotConfigured, PaymentState, Un
 import { clientOf } from '../http/client.ts';
 import { ok } from '../http/respond.ts';
 import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
-import { route, type RateLimit } from '../api/route.ts';
+import { rateLimited, type RateLimit } from '../api/checks.ts';
+import { route } from '../api/route.ts';
 import { assertTakesDeposits } from './rules.ts';
 
 type Uses = 'catalog' | 'config' | 'journal' | 'log' | 'metrics' | 'now' | 'payments' | 'relayer' | 'relaysPerClient';
@@ -183,6 +184,6 @@ export const routes = [
     body: RelayBody,
     responses: { 200: answer(Relayed), 201: answer(Relayed) },
     errors: ['not_configured', 'chain_not_offered', 'payment_state', 'relay_declined', 409, 429, 503],
-    limits: { rate: [perClientRelays] },
+    checks: [rateLimited(perClientRelays)],
   }),
 ];

@@ -20,7 +20,8 @@ import { randomBytes } from 'node:crypto';
 import type { Handler as AnyHandler, Schemas, ServiceParts } from '../api/context.ts';
 import type { Account } from '../domain/account.ts';
 import type { Coin } from '../../contract/schemas.ts';
-import { route, type RateLimit } from '../api/route.ts';
+import { faultable, rateLimited, type RateLimit } from '../api/checks.ts';
+import { route } from '../api/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
 type Uses =
@@ -252,7 +253,7 @@ export const routes = [
     query: CoinsQuery,
     responses: { 200: CoinsAnswer },
     errors: ['not_configured', 'coin_unavailable', 503],
-    limits: { faults: 'coins' },
+    checks: [faultable('coins')],
   }),
   route({
     method: 'POST',
@@ -267,7 +268,7 @@ export const routes = [
     body: InitializeBody,
     responses: { 200: answer(Initialized), 201: answer(Initialized) },
     errors: ['reference_in_use', 'link_inactive', 'coin_unavailable', 'not_configured', 'payout_address_required', 429, 503],
-    limits: { rate: [perClientInitializes], faults: 'initialize' },
+    checks: [rateLimited(perClientInitializes), faultable('initialize')],
   }),
   route({
     method: 'GET',
@@ -283,7 +284,7 @@ export const routes = [
     query: VerifyQuery,
     responses: { 200: verification },
     errors: [429],
-    limits: { faults: 'verify' },
+    checks: [faultable('verify')],
   }),
   route({
     method: 'GET',

@@ -11,6 +11,7 @@ import type { Ctx, Handler as AnyHandler, Schemas, ServiceParts } from '../api/c
 import { changeView } from '../merchants/destination-views.ts';
 import { CURRENCIES, type CoinSymbol, type Currency } from '../../contract/fields.ts';
 import type { PayoutCurrency } from '../../contract/payouts.ts';
+import { balanceOnly, testOnly } from '../api/checks.ts';
 import { route } from '../api/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
@@ -181,15 +182,16 @@ export const routes = [
     body: InitiatePayoutBody,
     responses: { 201: answer(PayoutAnswer) },
     errors: [404, 'destination_pending', 'reference_in_use', 'insufficient_balance', 'withdrawal_limit_exceeded', 'not_configured', 503],
-    limits: {
-      movesMoney: true,
+    checks: [
       // The service ships only the sandbox's payout provider, which pays nobody: a live payout
       // through it would be reported paid while no bank moved any money.
-      notLive:
+      testOnly(
         'Live bank payouts are not available: this service has no payout provider configured (it ships only the sandbox\'s). See the README, "Bank payouts"',
+      ),
       // Only money the service holds can be paid out: a merchant on wallet settlement holds it themselves.
-      balance: 'Bank payouts',
-    },
+      balanceOnly('Bank payouts'),
+    ],
+    movesMoney: true,
   }),
   route({
     method: 'GET',

@@ -96,6 +96,6 @@ export const routes = [
       'balance_settlement_required',
       'treasury_held',
     ],
-    limits: { movesMoney: true },
+    movesMoney: true,
   }),
 ];

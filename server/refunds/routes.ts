@@ -131,7 +131,7 @@ export const routes = [
       'insufficient_balance',
       'withdrawal_limit_exceeded',
     ],
-    limits: { movesMoney: true },
+    movesMoney: true,
   }),
   route({
     method: 'GET',
@@ -173,7 +173,7 @@ export const routes = [
       "A refund `waiting_for_address`, or `ready` with no transaction signed for it yet, becomes `canceled`: its amount back in the balance in one journal entry, its claim link dead, a `REFUND_UPDATED` event. Once the treasury has signed its transaction it can no longer be canceled: 409 `refund_state` (a cancel and the treasury's send racing end in exactly one).",
     responses: { 200: answer(Refund) },
     errors: [404, 'refund_state'],
-    limits: { movesMoney: true },
+    movesMoney: true,
   }),
   route({
     method: 'GET',

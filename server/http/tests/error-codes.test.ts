@@ -81,9 +81,10 @@ describe('error codes', () => {
           expect(schema.required).toContain('code');
           codes.forEach((c) => everywhere.add(c));
         }
-        // A route's limits are refusals it may answer.
-        if (route.limits?.balance) expect(byStatus.get(409)).toContain('balance_settlement_required');
-        if (route.limits?.rate?.length) expect(byStatus.get(429)).toEqual(['rate_limited']);
+        // A route's checks are refusals it may answer.
+        for (const check of route.checks ?? []) for (const code of check.refuses) expect(byStatus.get(ERROR_CODES[code])).toContain(code);
+        if (route.checks?.some((c) => c.refuses.includes('balance_settlement_required'))) expect(byStatus.get(409)).toContain('balance_settlement_required');
+        if (route.checks?.some((c) => c.refuses.includes('rate_limited'))) expect(byStatus.get(429)).toEqual(['rate_limited']);
         if (route.auth !== 'none') expect(byStatus.get(401)).toEqual(['unauthorized']);
       }
       // Every code is some operation's, but the wrong method's (a path's, not an operation's) and
