@@ -42,7 +42,7 @@ import type { KeyMode } from '../../contract/keys.ts';
 import type { RateCache } from '../rates/cache.ts';
 import type { Metrics } from '../service/metrics.ts';
 import type { AuditStore } from '../audit/store.ts';
-import type { TeamStore } from '../team/store.ts';
+import type { Team } from '../team/use-cases.ts';
 import type { FactorStore } from '../factors/store.ts';
 import type { Mail } from '../email/use-cases.ts';
 import type { OpaqueIds } from '../http/opaque-ids.ts';
@@ -85,7 +85,7 @@ export interface ServiceParts extends BalanceStores {
   /** A network's relay of signed transfers, where it has a gas wallet. */
   relayer(mode: KeyMode, chainId: number): Relayer | undefined;
   /** The merchant's members and invitations. */
-  team: TeamStore;
+  team: Team;
   /** Each person's passkeys, authenticator apps, recovery codes and step-ups. */
   factors: FactorStore;
   /** E-mail: written to the outbox, sent by its job; `on` false without SMTP_URL. */

@@ -9,11 +9,24 @@ import type { Database, Sql } from '../storage/db.ts';
 import type { Actor } from '../domain/permissions.ts';
 import type { Email, MailedEvent, Recipient } from './rules.ts';
 import { queueOf } from '../storage/metrics.ts';
-import { businessName } from '../merchants/account-store.ts';
-import { customerContact } from '../payments/list-store.ts';
-import { ownerLogin } from '../dashboard/login-store.ts';
-import { membersOf } from '../team/store.ts';
 import { joinEvents } from '../storage/events.ts';
+
+/**
+ * What the e-mails read of other features' rows, in the caller's transaction: the business's
+ * name (merchants), the owner's login (dashboard), the members (team) and a payment's customer
+ * (payments). Their stores' fragments, handed in where the service is put together (service/parts.ts).
+ */
+export interface EmailReads {
+  businessName(sql: Sql, merchantId: string): Promise<string>;
+  ownerLogin(sql: Sql, merchantId: string): Promise<{ email: string } | undefined>;
+  membersOf(sql: Sql, merchantId: string): Promise<Array<{ id: string; email: string; role: string }>>;
+  customerContact(
+    sql: Sql,
+    merchantId: string,
+    mode: string,
+    reference: string,
+  ): Promise<{ email: string | null; metadata: Record<string, unknown> | null } | undefined>;
+}
 
 export interface OutboxRow extends Email {
   id: string;
@@ -31,7 +44,10 @@ export async function emailOutbox(sql: Sql): Promise<{ depth: number; oldestMs: 
 }
 
 export class EmailStore {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly reads: EmailReads,
+  ) {}
 
   /**
    * Puts an e-mail in the outbox, due now (in `sql`'s transaction when given one); wakes the
@@ -63,13 +79,13 @@ export class EmailStore {
       for (const row of rows) {
         if (plan) {
           const merchantId = row.merchant_id as string;
-          const business = await businessName(tx, merchantId);
-          const people = await peopleOf(tx, merchantId);
+          const business = await this.reads.businessName(tx, merchantId);
+          const people = await peopleOf(this.reads, tx, merchantId);
           const body = JSON.parse(row.body as string) as { data?: Record<string, unknown> };
           const event: MailedEvent = { type: row.type as string, mode: row.mode as string, data: body.data ?? {} };
           // A refund's receipt goes to its payment's customer, when the payment has their e-mail.
           if (event.type === 'REFUND_UPDATED' && typeof event.data.reference === 'string')
-            event.customer = await customerOf(tx, merchantId, event.mode, event.data.reference);
+            event.customer = await customerOf(this.reads, tx, merchantId, event.mode, event.data.reference);
           for (const email of plan(event, business, people)) await this.enqueue(email, merchantId, nowMs, tx);
         }
         await tx.query('DELETE FROM email_events WHERE event_id = $1', [row.event_id]);
@@ -133,12 +149,12 @@ export class EmailStore {
 
   /** A payment's customer, to e-mail about their refund: their e-mail (undefined: none given), the language asked, the business's name. */
   customerOf(merchantId: string, mode: string, reference: string): Promise<Customer | undefined> {
-    return customerOf(this.db, merchantId, mode, reference);
+    return customerOf(this.reads, this.db, merchantId, mode, reference);
   }
 
   /** The business's people who may be e-mailed, with their choices. */
   people(merchantId: string): Promise<Recipient[]> {
-    return peopleOf(this.db, merchantId);
+    return peopleOf(this.reads, this.db, merchantId);
   }
 
   /** One person's choices: their language, and whether each payment received is e-mailed to them. */
@@ -175,18 +191,18 @@ export interface Customer {
 }
 
 /** The payment's customer (its payments' row) and the business's name (its merchants' row). */
-async function customerOf(sql: Sql, merchantId: string, mode: string, reference: string): Promise<Customer | undefined> {
-  const contact = await customerContact(sql, merchantId, mode, reference);
+async function customerOf(reads: EmailReads, sql: Sql, merchantId: string, mode: string, reference: string): Promise<Customer | undefined> {
+  const contact = await reads.customerContact(sql, merchantId, mode, reference);
   const email = contact?.email?.trim();
   if (!contact || !email) return undefined;
   const language = typeof contact.metadata?.language === 'string' ? contact.metadata.language : 'en';
-  return { email, language, business: await businessName(sql, merchantId) };
+  return { email, language, business: await reads.businessName(sql, merchantId) };
 }
 
 /** The business's people (the owner's login, the team's members) with their e-mail choices (ours). */
-async function peopleOf(sql: Sql, merchantId: string): Promise<Recipient[]> {
-  const owner = await ownerLogin(sql, merchantId);
-  const people = [...(owner ? [{ id: 'owner', email: owner.email, role: 'owner' as Actor }] : []), ...(await membersOf(sql, merchantId))];
+async function peopleOf(reads: EmailReads, sql: Sql, merchantId: string): Promise<Recipient[]> {
+  const owner = await reads.ownerLogin(sql, merchantId);
+  const people = [...(owner ? [{ id: 'owner', email: owner.email, role: 'owner' as Actor }] : []), ...(await reads.membersOf(sql, merchantId))];
   const choices = new Map(
     (await sql.query('SELECT person, language, payment_received FROM email_people WHERE merchant_id = $1', [merchantId])).map((r) => [r.person as string, r]),
   );

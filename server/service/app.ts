@@ -22,10 +22,12 @@ import { ChainStore, sweepCounts } from '../chain/store.ts';
 import { DashboardStore } from '../dashboard/store.ts';
 import { AuditStore } from '../audit/store.ts';
 import { memberById, memberLogins, memberRole, TeamStore } from '../team/store.ts';
+import { Team } from '../team/use-cases.ts';
 import { FactorStore, factorState } from '../factors/store.ts';
 import { secretBox } from '../factors/secret-box.ts';
 import { OpaqueIds } from '../http/opaque-ids.ts';
 import { EmailStore, emailOutbox } from '../email/store.ts';
+import { emailReads, teamPorts } from './parts.ts';
 import { Mail } from '../email/use-cases.ts';
 import { clientOf } from '../http/client.ts';
 import { smtpSender } from '../email/smtp.ts';
@@ -237,7 +239,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   );
   const idempotency = new IdempotencyStore(db);
   // E-mail: written to the outbox by requests, sent by its job through SMTP_URL (never logged).
-  const emails = new EmailStore(db);
+  const emails = new EmailStore(db, emailReads);
   const mailSender = options.smtpUrl ? smtpSender(options.smtpUrl, options.mailFrom) : undefined;
   if (!mailSender) log.warn({}, 'e-mail is off (no SMTP_URL): invitation and sign-in links are answered to whoever asks, to pass on by hand');
   const subscriptions = subscriptionsOf(db, { events, chain, catalogue, payments, relayers, instance, now, log, quoteSeconds: options.quoteSeconds });
@@ -273,7 +275,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     treasury: (mode, chainId) => treasuries.get(`${mode}/${chainId}`),
     relayer: (mode, chainId) => relayers.get(`${mode}/${chainId}`),
     dashboard,
-    team: new TeamStore(db, forget),
+    team: new Team(db, new TeamStore(db), teamPorts, forget),
     factors,
     mail: new Mail(emails, mailSender !== undefined, () => origin, now, db, events),
     audit: new AuditStore(db),

@@ -11,7 +11,8 @@ import { ok } from '../http/respond.ts';
 import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
 import { route } from '../api/route.ts';
 import { INVITATION_MS, invitationLink } from './rules.ts';
-import type { FullKey, KeyAudit, KeyChange, MemberRow } from './store.ts';
+import type { FullKey, KeyAudit, KeyChange } from './use-cases.ts';
+import type { MemberRow } from './store.ts';
 import { actorOf } from '../audit/rules.ts';
 import { clientOf } from '../http/client.ts';
 

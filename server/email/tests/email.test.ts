@@ -15,6 +15,7 @@ import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
 import { startService, type Service } from '../../service/app.ts';
 import { cheapPasswords } from '../../testing/passwords.ts';
 import { render } from '../rules.ts';
+import { emailReads } from '../../service/parts.ts';
 import { EmailStore } from '../store.ts';
 import { createLogger } from '../../service/log.ts';
 import type { Database } from '../../storage/db.ts';
@@ -97,7 +98,7 @@ describe.each(ONLY_PGLITE)('e-mail on %s', { timeout: 120_000 }, (kind) => {
     const link = linkIn(mail.text, '/dashboard/join#invitation=')!;
     expect(mail.html).toContain(link);
     // Refused once (451), then accepted: two attempts; once sent, the outbox keeps no address nor body.
-    const outbox = new EmailStore(api.db);
+    const outbox = new EmailStore(api.db, emailReads);
     const deadline = Date.now() + 30_000;
     let invitation = (await outbox.states()).find((r) => r.kind === 'invitation');
     while (invitation?.state !== 'sent' && Date.now() < deadline) {
@@ -138,7 +139,7 @@ describe.each(ONLY_PGLITE)('e-mail on %s', { timeout: 120_000 }, (kind) => {
 
   it('a sign-in from a new device is told to that person; from a known device, not', async () => {
     // What earlier sign-ins sent has arrived: only what these two make is counted below.
-    const outbox = new EmailStore(api.db);
+    const outbox = new EmailStore(api.db, emailReads);
     for (const deadline = Date.now() + 20_000; (await outbox.states()).some((r) => r.state === 'pending') && Date.now() < deadline; )
       await new Promise((r) => setTimeout(r, 50));
     const before = smtp.received.length;
@@ -252,7 +253,7 @@ describe.each(ONLY_PGLITE)('e-mail on %s', { timeout: 120_000 }, (kind) => {
       { ...made.body.data, claim_url: undefined, status: 'sent', tx_hash: tx },
       Date.now(),
     );
-    const outbox = new EmailStore(api.db);
+    const outbox = new EmailStore(api.db, emailReads);
     for (const deadline = Date.now() + 20_000; (await outbox.states()).some((r) => r.state === 'pending') && Date.now() < deadline; )
       await new Promise((r) => setTimeout(r, 50));
     expect(smtp.received.filter((m) => m.to.includes('ada@example.com'))).toHaveLength(2);
@@ -273,7 +274,7 @@ describe.each(ONLY_PGLITE)('e-mail on %s', { timeout: 120_000 }, (kind) => {
     // Another withdrawal, after them in the feed: once its e-mail is out, the ones before were planned.
     await api.parts.events.add(api.db, feed, 'WITHDRAWAL_UPDATED', { ...withdrawal, id: randomUUID(), amount: '8.88', status: 'completed' }, Date.now());
     await smtp.waitFor((m) => m.to.includes('owner@harbour.example') && m.text.includes('8.88'));
-    const outbox = new EmailStore(api.db);
+    const outbox = new EmailStore(api.db, emailReads);
     for (const deadline = Date.now() + 20_000; (await outbox.states()).some((r) => r.state === 'pending') && Date.now() < deadline; )
       await new Promise((r) => setTimeout(r, 50));
     expect(smtp.received.filter((m) => m.to.includes('owner@harbour.example') && m.text.includes('7.77'))).toHaveLength(1);
@@ -293,7 +294,7 @@ describe.each(KINDS)('e-mail claims on %s', { timeout: 60_000 }, (kind) => {
   afterAll(() => db.close());
 
   it('two claims at once take different e-mails', async () => {
-    const store = new EmailStore(db);
+    const store = new EmailStore(db, emailReads);
     // Due in ten days: were the service's own job running, it would leave them to the two claims below.
     const at = Date.now() + 10 * 86_400_000;
     for (let i = 0; i < 10; i++) await store.enqueue(render('sign_in_link', 'en', `p${i}@x.example`, { business: 'B' }, 'https://x.example/l'), undefined, at);

@@ -13,6 +13,7 @@ import { create2Addresses, type Network } from '../../chain/networks.ts';
 import { databaseOptions, ONLY_PGLITE } from '../../testing/databases.ts';
 import type { Account } from '../../domain/account.ts';
 import { Secret, TOTP } from 'otpauth';
+import { emailReads } from '../../service/parts.ts';
 import { EmailStore } from '../../email/store.ts';
 import { emailsFor } from '../../email/rules.ts';
 
@@ -166,7 +167,7 @@ describe.each(ONLY_PGLITE)('new destinations of money on %s', { timeout: 60_000 
     // Told at once: the event, and (by the e-mail job) the owner's e-mail, which names no address.
     const told = (await eventsOf(m, 'live')).filter((e) => e.type === 'PAYOUT_ADDRESS_PENDING');
     expect(told.map((e) => e.payload.data)).toEqual([expect.objectContaining({ kind: 'payout_address', chain_id: 56, address: OLD, state: 'pending' })]);
-    await new EmailStore(api.db).fanOut(100, clock, (event, business, people) => emailsFor(event, business, people, `${PUBLIC_URL}/dashboard`));
+    await new EmailStore(api.db, emailReads).fanOut(100, clock, (event, business, people) => emailsFor(event, business, people, `${PUBLIC_URL}/dashboard`));
     const mails = await api.db.query(`SELECT recipient, subject FROM emails WHERE kind = 'destination_pending' AND merchant_id = $1`, [m.id]);
     expect(mails.map((r) => r.recipient)).toEqual([`owner${n}-${kind}@shop.example`]);
     // After the delay, it binds new payments.
