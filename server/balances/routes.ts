@@ -1,7 +1,6 @@
 // Money the service holds for a merchant (`balance` settlement): the settlement choice, the
 // balances and their statement, swaps between coins and withdrawals to a wallet. The secret key
 // or the dashboard's session; each sees and moves only its own merchant's balance in its own mode.
-import type { Address } from 'viem';
 import * as z from 'zod/mini';
 import { answer } from '../../contract/api.ts';
 import {
@@ -22,12 +21,13 @@ import {
 } from '../../contract/balances.ts';
 import { formatUnits } from '../../contract/money.ts';
 import type { Coin } from '../../contract/schemas.ts';
-import { text, type CoinSymbol } from '../../contract/fields.ts';
+import { text } from '../../contract/fields.ts';
 import type { Account } from '../domain/account.ts';
 import * as moves from './use-cases.ts';
 import { requestWithdrawal } from './withdraw.ts';
-import { Conflict, NotConfigured, invalidField } from '../domain/errors.ts';
-import { checkSwapRate, configuredUnits, LIMIT_DECIMALS, limitView, SWAP_QUOTE_MS, SWAP_RATE_LIMIT_BPS, unitsOf } from './ledger-rules.ts';
+import { quoteSwap as quoteSwapOf } from './swap-quote.ts';
+import { NotConfigured, invalidField } from '../domain/errors.ts';
+import { configuredUnits, LIMIT_DECIMALS, limitView } from './ledger-rules.ts';
 import { cursorParts, cursorText, keysetOf, pageOf, UUID } from '../http/cursor.ts';
 import { HistoryQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
@@ -151,41 +151,8 @@ export const statementCsv: Handler = async ({ res, account, service }) => {
   return undefined;
 };
 
-export const quoteSwap: Handler<{ body: typeof SwapQuoteBody }> = async ({ body, account, service }) => {
-  if (body.from === body.to) throw invalidField('to', `expected another coin than ${body.from}`);
-  // Both coins on one chain, whose treasury swaps: chain_id names it where the coins are on several.
-  const from = coinOf(service, account, 'from', body.from, body.chain_id);
-  const to = coinOf(service, account, 'to', body.to, from.chainId);
-  const swaps = service.treasury(account.mode, from.chainId)?.swaps;
-  if (!swaps) throw new NotConfigured(`Swaps are not available on your ${account.mode} network: its operator has configured no treasury with a swap router`);
-  const amountIn = unitsOf('amount', body.amount, from.decimals);
-  const poolOut = await swaps.quote(from.contractAddress as Address, to.contractAddress as Address, amountIn).catch(() => 0n);
-  if (poolOut <= 0n) throw new Conflict(`No price for ${body.from} to ${body.to}: the pool has no liquidity for it now`);
-  // The pool's price against the rate provider's: a thin or moved pool is refused.
-  const usd = { from: await service.rates.usdPerCoin(from.symbol as CoinSymbol), to: await service.rates.usdPerCoin(to.symbol as CoinSymbol) };
-  checkSwapRate(
-    { amountIn, inDecimals: from.decimals, poolOut, outDecimals: to.decimals, from: from.symbol, to: to.symbol },
-    usd,
-    service.catalog.network(account.mode, from.chainId)?.swapRateLimitBps ?? SWAP_RATE_LIMIT_BPS,
-  );
-  const quoted = await service.swaps.quote(
-    account,
-    {
-      chainId: from.chainId,
-      fromSymbol: from.symbol,
-      toSymbol: to.symbol,
-      fromToken: from.contractAddress,
-      toToken: to.contractAddress,
-      fromDecimals: from.decimals,
-      toDecimals: to.decimals,
-      amountIn,
-      poolOut,
-      expiresMs: service.now() + SWAP_QUOTE_MS,
-    },
-    service.now(),
-  );
-  return ok(201, swapView(quoted), 'Swap quoted');
-};
+export const quoteSwap: Handler<{ body: typeof SwapQuoteBody }> = async ({ body, account, service }) =>
+  ok(201, swapView(await quoteSwapOf(service, account, { from: body.from, to: body.to, amount: body.amount, chainId: body.chain_id })), 'Swap quoted');
 
 export const createSwap: Handler<{ body: typeof SwapBody }> = async ({ body: { quote_id }, account, service }) => {
   const swap = await moves.acceptQuote(service.balanceTransactions, account, quote_id, service.now(), swapView);

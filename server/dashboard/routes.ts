@@ -11,8 +11,9 @@ import { stepUpOptions } from '../factors/use-cases.ts';
 import { AcceptInvitationBody } from '../../contract/team.ts';
 import { sameEmail } from '../team/rules.ts';
 import { DEVICE_COOKIE, DEVICE_MAX_AGE_S } from '../email/use-cases.ts';
-import { invalidField, NotFound, TooMany, Unauthorized } from '../domain/errors.ts';
-import { hashPassword, nobodyAt, passwordMatches, passwordProblem, SESSION_MS } from '../merchants/sign-in-rules.ts';
+import { invalidField, NotFound, Unauthorized } from '../domain/errors.ts';
+import { hashPassword, passwordProblem, SESSION_MS } from '../merchants/sign-in-rules.ts';
+import { checkPassword } from './sign-in.ts';
 import { clientOf } from '../http/client.ts';
 import { ok, type Reply } from '../http/respond.ts';
 import { builtFile, hashedName, sendBuilt, splitHashedName } from '../http/static.ts';
@@ -199,31 +200,7 @@ export const setPassword: Handler<{ body: typeof SetPasswordBody }> = async (ctx
  */
 export const signIn: Handler<{ body: typeof SignInBody }> = async (ctx) => {
   const { service, body } = ctx;
-  const client = clientOf(ctx.req, service.config.trustProxies);
-  const nowMs = service.now();
-  const locked = await service.dashboard.lockedUntil(body.email, client, nowMs);
-  if (locked > nowMs) {
-    const seconds = Math.ceil((locked - nowMs) / 1000);
-    throw new TooMany(`Too many wrong passwords for this e-mail: try again in ${seconds} s`, seconds);
-  }
-  const logins = await service.dashboard.logins(body.email);
-  let found: string | undefined;
-  let memberId: string | undefined;
-  for (const login of logins) {
-    if (!found && (await passwordMatches(body.password, login.passwordHash))) {
-      found = login.merchantId;
-      memberId = login.memberId;
-    }
-  }
-  if (logins.length === 0) await passwordMatches(body.password, await nobodyAt(service.config.passwordHashCost));
-  if (!found) {
-    const until = await service.dashboard.fail(body.email, client, nowMs);
-    service.log.info({ until: until || undefined }, 'dashboard sign-in refused');
-    throw new Unauthorized(
-      until > nowMs ? `Wrong e-mail or password; sign-ins with this e-mail wait ${Math.ceil((until - nowMs) / 1000)} s` : 'Wrong e-mail or password',
-    );
-  }
-  await service.dashboard.succeed(body.email, client);
+  const { merchantId: found, memberId } = await checkPassword(service, body.email, body.password, clientOf(ctx.req, service.config.trustProxies));
   // A person with a second factor is not signed in by the password alone.
   const kinds = [...new Set((await service.factors.factors({ merchantId: found, holder: memberId ?? 'owner' })).map((f) => f.kind))].sort();
   if (kinds.length) return awaitFactor(service, found, memberId, kinds);

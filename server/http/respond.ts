@@ -54,3 +54,22 @@ export const internalError = (): Reply => ({
   status: 500,
   body: { status: 'error', statusCode: 500, code: 'internal_error', message: 'Internal error: it was logged, and the service keeps running' },
 });
+
+/**
+ * A writer of `res` the client paces: each chunk's promise settles once it has left (write()
+ * false: on 'drain'), or the client went away, so a client that stops reading holds one chunk.
+ */
+export const pacedWriter =
+  (res: ServerResponse) =>
+  (chunk: string): Promise<void> =>
+    res.write(chunk)
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          const go = () => {
+            res.off('drain', go);
+            res.off('close', go);
+            resolve();
+          };
+          res.once('drain', go);
+          res.once('close', go);
+        });

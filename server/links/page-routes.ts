@@ -4,13 +4,11 @@
 import { clientOf } from '../http/client.ts';
 import { cors } from '../http/respond.ts';
 import { readFile } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { email as emailField, FIAT_DECIMALS, is } from '../../contract/fields.ts';
-import { toUnits } from '../../contract/money.ts';
-import { startPayment } from '../payments/initialize.ts';
-import { CoinUnavailable, LinkInactive, NotFound, TooMany, invalidField } from '../domain/errors.ts';
-import { amountFor, type Link } from './rules.ts';
+import { is } from '../../contract/fields.ts';
+import { startLinkPayment } from './checkout.ts';
+import { LinkInactive, NotFound, TooMany } from '../domain/errors.ts';
+import type { Link } from './rules.ts';
 import { fromRoot } from '../service/paths.ts';
 import { builtFile, sendBuilt } from '../http/static.ts';
 import { hostedPage, NOT_FOUND_PAGE } from './page-view.ts';
@@ -114,45 +112,10 @@ export const linkCheckout: Handler<{ body: typeof CheckoutBody }> = async ({ req
   if (!link) throw new NotFound(`No payment link ${params.slug}`);
   if (!link.isActive) throw new LinkInactive(`Payment link ${link.slug} is deactivated: it cannot receive payments`);
   // Anyone may press the page's button: each press makes a payment, so each client's presses
-  // are counted and refused past its allowance. The link's own count takes only payments made
-  // and refuses nobody (junk never spends what real customers share): past it, an alert.
-  const { perClient, perLink } = service.linkCheckouts;
-  const wait = await perClient.hit(clientOf(req, service.config.trustProxies), res);
+  // are counted and refused past its allowance.
+  const wait = await service.linkCheckouts.perClient.hit(clientOf(req, service.config.trustProxies), res);
   if (wait !== undefined) throw new TooMany(`Too many payments started from this page; try again in ${wait} s`, wait);
-  const customerEmail = typeof body.email === 'string' ? body.email.trim() : '';
-  if (!emailField.safeParse(customerEmail).success) {
-    throw invalidField('email', `expected an e-mail address such as ada@example.com, received ${JSON.stringify(String(body.email ?? '').slice(0, 40))}`);
-  }
-  const { amount, currency } = amountFor(link, body);
-  const account = { merchant: (await service.merchants.byId(link.merchantId))!, mode: link.mode as 'test' | 'live', via: 'secret' as const };
-  const reference = `link_${link.slug}_${randomBytes(6).toString('hex')}`;
-  const metadata: Record<string, unknown> = { payment_link: link.slug };
-  for (const field of ['phone', 'address', 'promo'] as const)
-    if (typeof body[field] === 'string' && body[field]) metadata[field] = (body[field] as string).slice(0, 200);
-  // USDT on the first of the mode's networks that takes it (else the first coin): the checkout
-  // that opens next lets the customer choose another coin, or chain.
-  const coins = service.catalog.coins(account.mode);
-  const coin = coins.find((c) => c.symbol === 'USDT') ?? coins[0]!;
-  if (coin.status !== 'active') throw new CoinUnavailable(`${coin.symbol} is not offered now: payments from this page cannot start. Try again later`);
-  await startPayment(service, account, {
-    reference,
-    coin,
-    currency,
-    fiatMinor: toUnits(amount, FIAT_DECIMALS)!,
-    acceptPartial: false,
-    customerName: '',
-    customerEmail,
-    metadata,
-    paymentLinkId: link.id,
-  });
-  if (await perLink.crossed(link.id)) {
-    service.metrics.ceilingPassed('link_checkout', account.mode);
-    service.log.warn(
-      { merchant: account.merchant.id, link: link.slug, ceiling: perLink.max },
-      "payments started from a link page passed the minute's ceiling (alerted, not refused)",
-    );
-  }
-  return { status: 201, body: { reference, amount, currency, key: await service.merchants.publicKey(account) } };
+  return { status: 201, body: await startLinkPayment(service, link, body) };
 };
 
 // Served to browsers: not in the API's reference (api-doc.ts documents /api/v1 only).

@@ -3,13 +3,11 @@
 import * as z from 'zod/mini';
 import { answer, PayoutAddress, PayoutAddressSet } from '../../contract/api.ts';
 import { PayoutAddressBody } from '../../contract/schemas.ts';
-import { ChainNotOffered, invalidField } from '../domain/errors.ts';
 import { ok } from '../http/respond.ts';
 import { changeView } from './destination-views.ts';
 import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
 import { route } from '../api/route.ts';
-import { getAddress, isAddress } from 'viem';
-import { refuseOwn } from '../chain/own-addresses.ts';
+import { setPayoutAddress } from './payout-address.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
 type Uses = 'catalog' | 'destinations' | 'log' | 'merchants' | 'now' | 'ownAddresses';
@@ -22,30 +20,7 @@ type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
  * too. A payment made before keeps the address it was bound to.
  */
 export const putPayoutAddress: Handler<{ body: typeof PayoutAddressBody }> = async ({ body, account, service }) => {
-  // A mixed-case address carries an EIP-55 checksum: one wrong letter is a typo, and money sent there is lost.
-  // (All lower case carries no checksum, and viem's strict check takes it; all upper case neither.)
-  if (!isAddress(body.address, { strict: true }) && body.address.slice(2) !== body.address.slice(2).toUpperCase()) {
-    throw invalidField(
-      'address',
-      `expected a valid EIP-55 checksum (mixed case), or all lower case; did you mean ${getAddress(body.address.toLowerCase())}? Check the address before money goes there`,
-    );
-  }
-  // A key names only its own mode's chains: a test key must never say where live money goes.
-  const network = service.catalog.network(account.mode, body.chain_id);
-  if (!network) {
-    const networks = service.catalog.networks(account.mode);
-    const offered = networks.length ? networks.map((n) => `${n.chainId} (${n.name})`).join(', ') : 'none: no network is configured for them';
-    throw new ChainNotOffered(
-      `chain_id ${body.chain_id} is not a network of your ${account.mode} keys; ${account.mode} keys take payments on chain ${offered}`,
-      [{ field: 'chain_id', message: `expected a chain of your ${account.mode} keys' networks` }],
-    );
-  }
-  // Deposits are swept there on wallet settlement: never to the service's own addresses.
-  // The treasury holds balance-settled merchants' money (a deposit swept there would be no one's);
-  // a deposit address would count it as a payment, the gas or fee wallet make it the operator's.
-  await refuseOwn(service.ownAddresses, body.address, 'address', 'a wallet of yours');
-  // A live key or session: the new address (a chain's first too) waits the operator's delay, the owner told, free to cancel it.
-  const { effectiveMs, change } = await service.destinations.setPayoutAddress(account, body.chain_id, body.address, service.now());
+  const { effectiveMs, change } = await setPayoutAddress(service, account, body.chain_id, body.address);
   const effectiveAt = new Date(effectiveMs).toISOString();
   if (change) service.log.info({ merchant: account.merchant.id, change: change.id }, 'payout address change pending');
   return ok(

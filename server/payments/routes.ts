@@ -8,7 +8,8 @@ import { is, REFERENCE_PATTERN, text } from '../../contract/fields.ts';
 import { invalidField } from '../domain/errors.ts';
 import { cursorParts, cursorText, pageOf } from '../http/cursor.ts';
 import { ExportQuery } from '../http/queries.ts';
-import { ok } from '../http/respond.ts';
+import { exportPages } from './export.ts';
+import { ok, pacedWriter } from '../http/respond.ts';
 import { attentionView, caseOf, overpaidText } from './attention-rules.ts';
 import { creditView } from './credit-rules.ts';
 import type { Payment } from './rules.ts';
@@ -55,52 +56,26 @@ export const listPayments: Handler<{ query: typeof PaymentsQuery }> = async ({ q
   );
 };
 
-/** At most this many payments in one export: narrow it with from/to for more. */
-export const EXPORT_MAX = 100_000;
-
 /**
  * The list as CSV, with the list's filters (no cursor, no limit): newest first, read from the
- * database a thousand at a time (keyset), written as it is read.
+ * database a thousand at a time (keyset), written as it is read, at the pace the client reads.
  */
 export const exportCsv: Handler<{ query: typeof ExportQuery }> = async ({ query: q, res, account, service }) => {
   const fromMs = q.from === undefined ? undefined : Date.parse(q.from);
   const toMs = q.to === undefined ? undefined : Date.parse(q.to);
   if (fromMs !== undefined && toMs !== undefined && toMs <= fromMs) throw invalidField('to', 'expected a time after from');
   const nowMs = service.now();
-  res.writeHead(200, {
-    'content-type': 'text/csv; charset=utf-8',
+  const headers = {
     'content-disposition': `attachment; filename="payments-${account.mode}.csv"`,
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
-  });
-  // The client sets the pace: a page of rows is read only once the last one has left (write()
-  // false: wait for 'drain'), so a client that stops reading holds one page, not 100,000 rows.
-  const sent = (chunk: string) =>
-    res.write(chunk)
-      ? Promise.resolve()
-      : new Promise<void>((resolve) => {
-          const go = () => {
-            res.off('drain', go);
-            res.off('close', go);
-            resolve();
-          };
-          res.once('drain', go);
-          res.once('close', go);
-        });
-  await sent(CSV_COLUMNS.map(csvField).join(',') + '\r\n');
-  let after: { createdMs: number; id: string } | undefined;
-  for (let written = 0; written < EXPORT_MAX; ) {
-    if (res.destroyed) break;
-    const rows = await service.paymentList.list(
-      account,
-      { after, limit: Math.min(1000, EXPORT_MAX - written), status: q.status, coin: q.coin, fromMs, toMs, q: q.q },
-      nowMs,
-    );
-    if (rows.length === 0 || res.destroyed) break;
-    await sent(rows.map((p) => csvLine(p, nowMs) + '\r\n').join(''));
-    written += rows.length;
-    after = { createdMs: rows.at(-1)!.createdMs, id: rows.at(-1)!.id };
-  }
+  };
+  res.writeHead(200, { 'content-type': 'text/csv; charset=utf-8', ...headers });
+  const send = pacedWriter(res);
+  await send(CSV_COLUMNS.map(csvField).join(',') + '\r\n');
+  const filter = { status: q.status, coin: q.coin, fromMs, toMs, q: q.q };
+  for await (const rows of exportPages(service.paymentList, account, filter, nowMs, () => res.destroyed))
+    await send(rows.map((p) => csvLine(p, nowMs) + '\r\n').join(''));
   res.end();
   return undefined;
 };

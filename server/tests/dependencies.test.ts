@@ -54,12 +54,20 @@ function declared(text: string): string[] | undefined {
  * another module of ours, reads there what it reads of its own `service` parameter (a use case of
  * the feature, as refunds/asking.ts's). Those count as the file's reads: it must declare them.
  */
-function partsHandedOn(file: string, text: string): string[] {
+function partsHandedOn(file: string, text: string, seen = new Set<string>()): string[] {
   const from = new Map<string, string>();
   for (const m of text.matchAll(/import\s*\{([^}]*)\}\s*from\s*'(\.[^']+)'/g))
     for (const name of m[1].split(',').map((n) => n.trim().replace(/^type\s+/, ''))) if (name) from.set(name, join(dirname(file), m[2]));
   const called = new Set([...text.matchAll(/\b(\w+)\(\s*service\b/g)].map((m) => m[1]));
-  return [...called].filter((name) => from.has(name)).flatMap((name) => partsRead(read(from.get(name)!), 'service'));
+  // A use case that hands `service` on in turn (a link's payment to initialize's) reads what that one reads too.
+  return [...called]
+    .filter((name) => from.has(name) && !seen.has(`${from.get(name)}#${name}`))
+    .flatMap((name) => {
+      const module = from.get(name)!;
+      seen.add(`${module}#${name}`);
+      const body = read(module);
+      return [...partsRead(body, 'service'), ...partsHandedOn(module, body, seen)];
+    });
 }
 
 describe('routes declare the parts of the service they use', () => {
@@ -85,6 +93,10 @@ describe('routes declare the parts of the service they use', () => {
     expect(partsRead('const { db, log: logger } = deps;\ndeps.now();', 'deps')).toEqual(['db', 'log', 'now']);
     // A use case handed the whole service: what it reads there is the routes file's to declare.
     expect(partsHandedOn('server/refunds/routes.ts', "import { asker } from './asking.ts';\nawait asker(service, account);")).toContain('refunds');
+    // Two hands on: the link page's payment is initialize's, which reads the rates.
+    expect(
+      partsHandedOn('server/links/page-routes.ts', "import { startLinkPayment } from './checkout.ts';\nawait startLinkPayment(service, link, body);"),
+    ).toContain('rates');
     expect(files.length).toBeGreaterThan(10);
   });
 
