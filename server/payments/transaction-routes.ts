@@ -4,9 +4,9 @@ import * as z from 'zod/mini';
 import { answer, CoinsAnswer, Initialized } from '../../contract/api.ts';
 import { FIAT_DECIMALS, is, jsonObject, REFERENCE_PATTERN } from '../../contract/fields.ts';
 import { DepositBody, InitializeBody, MerchantVerification, paymentVersion, Qr, Verification } from '../../contract/schemas.ts';
-import { quote } from '../domain/quote.ts';
-import { toUnits, unitsToNumber } from '../../contract/money.ts';
+import { toUnits } from '../../contract/money.ts';
 import { startPayment } from './initialize.ts';
+import { offeredCoins } from './coins.ts';
 import { CoinsQuery, VerifyQuery } from '../http/queries.ts';
 import { ChainNotOffered, CoinUnavailable, LinkInactive, NotFound, SandboxUnavailable, TooMany, invalidField } from '../domain/errors.ts';
 import { assertTakesDeposits, sandboxAmount, type Payment } from './rules.ts';
@@ -15,7 +15,6 @@ import { paymentKey } from '../realtime/keys.ts';
 import { depositReport, transactionView, verificationView } from './views.ts';
 import { qrView } from './qr.ts';
 import { paymentUriOfUnits } from '../../contract/payment-uri.ts';
-import { noLiveNetwork } from '../chain/catalog.ts';
 import { randomBytes } from 'node:crypto';
 import type { Handler as AnyHandler, Schemas, ServiceParts } from '../api/context.ts';
 import type { Account } from '../domain/account.ts';
@@ -50,38 +49,9 @@ type ByReference = { params: typeof ByReference };
  * customer would send for that price, fee included, so the coin list can show it before
  * anyone picks. Beside the data: the business the key belongs to, for the checkout's header.
  */
-export const coins: Handler<{ query: typeof CoinsQuery }> = async (ctx) => {
-  const { query: price, account } = ctx;
-  if (account.mode === 'live' && ctx.service.catalog.networks('live').length === 0) throw noLiveNetwork();
-  // Priced at each coin's rates, fresh or fixed (a stale one refuses the list, naming it); an
-  // inactive coin (off its peg, or not offered) is listed unpriced.
-  let rate: { source: string; fixed: boolean; at: string } | undefined;
-  const list = await Promise.all(
-    ctx.service.catalog.coins(account.mode).map(async (listed) => {
-      // A coin the checkout may pay with one signature: its token signs (EIP-3009) and a gas wallet relays on its chain.
-      const signs =
-        ctx.service.relayer(account.mode, listed.chainId) &&
-        ctx.service.catalog.network(account.mode, listed.chainId)?.tokens.find((t) => t.address.toLowerCase() === listed.contractAddress.toLowerCase())
-          ?.eip3009;
-      const coin = signs ? { ...listed, signs: { name: signs.name, version: signs.version } } : listed;
-      if (price.amount === undefined || price.currency === undefined || coin.status !== 'active') return coin;
-      const rates = await ctx.service.rates.forQuote(price.currency, coin.symbol);
-      rate ??= { source: rates.source, fixed: rates.fixed, at: new Date(rates.atMs).toISOString() };
-      const q = quote(
-        toUnits(price.amount, FIAT_DECIMALS)!,
-        rates.fiatPerCoin,
-        coin.decimals,
-        await ctx.service.catalog.feeTerms(account.merchant.id, account.mode, coin.chainId),
-      );
-      return { ...coin, due: unitsToNumber(q.due, q.decimals), fee: unitsToNumber(q.fee, q.decimals) };
-    }),
-  );
+export const coins: Handler<{ query: typeof CoinsQuery }> = async ({ query, account, service }) => {
+  const { list, rate, sandbox } = await offeredCoins(service, account, query);
   const { businessName: name, businessEmail: email, businessLogo: logo } = account.merchant;
-  // The sandbox's buttons are offered only where a press can pay: test keys, the sandbox on,
-  // and a dev chain among the mode's (or no chain at all). On a public testnet payments are
-  // real transfers, and a press for a payment there is refused.
-  const networks = ctx.service.catalog.networks(account.mode);
-  const sandbox = account.mode === 'test' && ctx.service.config.sandbox && (networks.length === 0 || networks.some((n) => !!n.dev));
   return ok(200, list, 'Coins retrieved', { business: { name, email, logo }, sandbox, ...(rate ? { rate } : {}) });
 };
 

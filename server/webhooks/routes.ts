@@ -2,10 +2,10 @@
 // secret, rotate the secret, follow the events feed with each delivery attempt, re-send one.
 import { answer, EventRecord, EventsAnswer, WebhookEndpoint } from '../../contract/api.ts';
 import { WebhookBody } from '../../contract/schemas.ts';
-import { NotFound, TooMany, invalidField } from '../domain/errors.ts';
-import { eventsKey } from '../realtime/keys.ts';
+import { NotFound, invalidField } from '../domain/errors.ts';
 import { webhookUrlProblem } from './rules.ts';
-import { cursorParts, cursorText } from '../http/cursor.ts';
+import { readEvents } from './feed.ts';
+import { cursorText } from '../http/cursor.ts';
 import { EventsQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
 import type { Attempt, StoredEvent } from '../storage/events.ts';
@@ -65,51 +65,17 @@ const eventView = (event: StoredEvent, attempts: Attempt[]) => ({
  * the feed goes on, and `next` is where to follow it from.
  */
 export const listEvents: Handler<{ query: typeof EventsQuery }> = async ({ query, res, account, service }) => {
-  // EventsQuery checked each value's form: what is left is what they mean.
-  const limit = Number(query.limit ?? 50);
-  if (query.cursor !== undefined && query.after !== undefined)
-    throw invalidField('after', 'expected after or cursor, not both: after says where to start without a cursor');
-  const after =
-    query.cursor !== undefined
-      ? Number(cursorParts('events', query.cursor, [/^\d{1,16}$/])[0])
-      : query.after === 'latest'
-        ? await service.events.lastSeq(account)
-        : query.after === 'recent'
-          ? await service.dashboard.recentStart(account.merchant.id, account.mode, limit)
-          : 0;
-  const wait = Number(query.wait ?? 0);
-  const page = async (events: StoredEvent[], next: number, more: boolean) => {
-    const attempts = await service.events.attempts(events.map((e) => e.id));
-    return ok(
-      200,
-      events.map((e) => eventView(e, attempts)),
-      'Events',
-      { next: cursorText('events', next), has_more: more },
-    );
-  };
-  if (query.before !== undefined) {
-    // A page further back: the `limit` events before that seq, oldest first; `next` is still a cursor forward.
-    const before = Number(query.before);
-    if (query.cursor !== undefined || query.after !== undefined || wait > 0)
-      throw invalidField('before', 'expected before alone, without cursor, after or wait: it pages back, they follow forward');
-    const older = await service.events.listBefore(account, before, limit);
-    const next = older.at(-1)?.number ?? before - 1;
-    return page(older, next, (await service.events.list(account, next, 1)).length > 0);
-  }
-  // One more than asked says whether more are there already.
-  let events = await service.events.list(account, after, limit + 1);
-  if (events.length === 0 && wait > 0) {
-    const pools = service.changes.pools(`${account.merchant.id}/${account.mode}`, 'secret');
-    const full = service.changes.full(pools);
-    if (full) throw new TooMany(`Too many requests held open ${full.whose} (at most ${full.max}); try again shortly`, 2);
-    const gone = new AbortController();
-    res.on('close', () => gone.abort());
-    await service.changes.wait(eventsKey(account.merchant.id, account.mode), pools, wait * 1000, gone.signal);
-    if (gone.signal.aborted) return undefined;
-    events = await service.events.list(account, after, limit + 1);
-  }
-  const shown = events.slice(0, limit);
-  return page(shown, shown.at(-1)?.number ?? after, events.length > limit);
+  const gone = new AbortController();
+  res.on('close', () => gone.abort());
+  const page = await readEvents(service, account, query, gone.signal);
+  if (!page) return undefined;
+  const attempts = await service.events.attempts(page.events.map((e) => e.id));
+  return ok(
+    200,
+    page.events.map((e) => eventView(e, attempts)),
+    'Events',
+    { next: cursorText('events', page.next), has_more: page.more },
+  );
 };
 
 export const resendEvent: Handler = async ({ params, account, service }) => {
