@@ -5,12 +5,13 @@ import { RolledKey } from '../../contract/dashboard.ts';
 import { RollKeyBody } from '../../contract/dashboard-requests.ts';
 import { ByMember, NewRestrictedKeyAnswer, RestrictedKeyBody, RestrictedKeysAnswer } from '../../contract/team.ts';
 import { Done } from '../../contract/api.ts';
-import { invalidField, NotFound, PermissionDenied } from '../domain/errors.ts';
-import { holderOf, type StepUpRule } from '../factors/rules.ts';
+import { NotFound } from '../domain/errors.ts';
+import type { StepUpRule } from '../factors/rules.ts';
 import { lacking, type Grants } from '../domain/permissions.ts';
 import { actorOf } from '../audit/rules.ts';
 import type { RestrictedKeyRow } from './keys-rules.ts';
 import { ok } from '../http/respond.ts';
+import { makeRestrictedKey, rollFullKey } from './keys.ts';
 import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
 import { route } from '../api/route.ts';
 
@@ -31,33 +32,10 @@ const ROLL_STEP_UP: StepUpRule = (account) =>
  * The body is optional: no body (or no content-type) is "now".
  */
 export const rollKey: Handler<{ body: typeof RollKeyBody }> = async ({ body, account, service }) => {
-  // The full secret key opens everything and ends the business's own key: nobody gets it who
-  // could not do everything already, and never a restricted key, even one made with every
-  // permission (a removed admin's key rolled the business out of its own key).
-  if (!account.session && account.grants !== undefined && account.grants !== 'all')
-    throw new PermissionDenied(
-      'A restricted key never rolls the secret key: only the owner, an admin (with a second factor, just confirmed) or the full key itself may',
-    );
-  if (lacking(account.grants, 'all').length)
-    throw new PermissionDenied('Rolling answers the full secret key, which has every permission: only the owner, an admin or the full key itself may roll it');
-  const nowMs = service.now();
-  const delayMs = (body.revoke_old_after ?? 0) * 1000;
-  // The new full key is its roller's: the keys it makes are theirs, revoked
-  // when they are removed, so an admin who rolled cannot mint a key that outlives them. The full
-  // key rolling itself passes on its own holder.
-  const holder = account.session ? holderOf(account.actor) : (account.holder ?? null);
-  const keys = (await service.merchants.rollSecretKeys(account.merchant.id, nowMs, [account.mode], delayMs, true, holder))!;
-  service.log.info({ merchant: account.merchant.id, mode: account.mode, delaySeconds: delayMs / 1000 }, 'secret key rolled by the merchant');
-  await service.mail.securityChanged(account.merchant, {
-    change: 'key_rolled',
-    detail: `${account.mode} mode, by ${actorOf(account).label}`,
-    modes: [account.mode],
-    by: account,
-  });
-  const until = delayMs > 0 ? new Date(nowMs + delayMs).toISOString() : null;
+  const { secretKey, oldKeyValidUntil: until } = await rollFullKey(service, account, body.revoke_old_after ?? 0);
   return ok(
     201,
-    { mode: account.mode, secretKey: keys[account.mode], oldKeyValidUntil: until },
+    { mode: account.mode, secretKey, oldKeyValidUntil: until },
     until ? `New secret key: shown this once; the old one works until ${until}` : 'New secret key: shown this once; the old one no longer works',
   );
 };
@@ -76,52 +54,9 @@ const keyView = (k: RestrictedKeyRow) => ({
   lastUsedFrom: k.lastUsedFrom,
 });
 
-/** A key expires at most a year ahead. */
-const LONGEST_EXPIRY_MS = 366 * 86_400_000;
-
-/**
- * When a new key expires: as asked, in the future and within a year; a key made by a
- * key that expires expires no later than it (it would outlive its maker), by default at the same time.
- */
-function expiryOf(asked: string | undefined, maker: number | undefined, nowMs: number): number | null {
-  if (asked === undefined) return maker ?? null;
-  const at = Date.parse(asked);
-  if (at <= nowMs) throw invalidField('expires_at', 'expected a time in the future');
-  if (at > nowMs + LONGEST_EXPIRY_MS) throw invalidField('expires_at', 'expected a time within a year');
-  if (maker !== undefined && at > maker)
-    throw invalidField('expires_at', `expected no later than the key making it, which expires at ${new Date(maker).toISOString()}`);
-  return at;
-}
-
 /** A restricted key: never wider than whoever makes it (a member's role, a restricted key's own set). */
 export const createRestrictedKey: Handler<{ body: typeof RestrictedKeyBody }> = async ({ body, account, service }) => {
-  if (body.permissions.length === 0) throw invalidField('permissions', 'expected at least one permission');
-  const wider = lacking(account.grants, body.permissions);
-  if (wider.length) throw new PermissionDenied(`A key cannot be wider than who makes it: you lack ${wider.join(', ')}`);
-  const { kind, id, label } = actorOf(account);
-  // Whose key it is: the person making it, or, made by a key (a full key too: the
-  // person who rolled it), that key's person.
-  const holder = account.session ? holderOf(account.actor) : (account.holder ?? null);
-  const nowMs = service.now();
-  const expiresMs = expiryOf(body.expires_at, account.session ? undefined : account.keyExpiresMs, nowMs);
-  const made = await service.merchants.createRestrictedKey(
-    account,
-    body.name.trim(),
-    body.permissions,
-    nowMs,
-    { kind: kind === 'operator' ? 'owner' : kind, id, label },
-    holder,
-    expiresMs,
-  );
-  service.log.info({ merchant: account.merchant.id, mode: account.mode, key: made.id }, 'restricted key created');
-  await service.mail.securityChanged(account.merchant, {
-    change: 'key_created',
-    detail: `${made.name} (${account.mode}: ${made.permissions.join(', ')}${expiresMs === null ? '' : `; expires ${iso(expiresMs)}`}), by ${label}`,
-    modes: [account.mode],
-    by: account,
-    target: made.id,
-    concerned: { person: holder ?? undefined },
-  });
+  const made = await makeRestrictedKey(service, account, { name: body.name, permissions: body.permissions, expiresAt: body.expires_at });
   return ok(201, { ...keyView(made), secretKey: made.secretKey }, 'Restricted key: shown this once');
 };
 
