@@ -9,11 +9,11 @@ import { CHALLENGE_MS } from '../factors/rules.ts';
 import { proveAs } from '../factors/routes.ts';
 import { stepUpOptions } from '../factors/use-cases.ts';
 import { AcceptInvitationBody } from '../../contract/team.ts';
-import { sameEmail } from '../team/rules.ts';
 import { DEVICE_COOKIE, DEVICE_MAX_AGE_S } from '../email/use-cases.ts';
 import { invalidField, NotFound, Unauthorized } from '../domain/errors.ts';
 import { hashPassword, passwordProblem, SESSION_MS } from '../merchants/sign-in-rules.ts';
 import { checkPassword } from './sign-in.ts';
+import { joinByInvitation } from './invitation.ts';
 import { clientOf } from '../http/client.ts';
 import { ok, type Reply } from '../http/respond.ts';
 import { builtFile, hashedName, sendBuilt, splitHashedName } from '../http/static.ts';
@@ -267,34 +267,7 @@ export const signInFactor: Handler<{ body: typeof SignInFactorBody }> = async (c
 
 /** An invitation used: once, by the e-mail it was made for; the new member is signed in. */
 export const acceptInvitation: Handler<{ body: typeof AcceptInvitationBody }> = async ({ req, body, service }) => {
-  const problem = passwordProblem(body.password);
-  if (problem) throw invalidField('password', problem);
-  const nowMs = service.now();
-  // Refused before the password's hash is paid for; then used once, atomically, under the same checks.
-  const invited = await service.team.invitedEmail(body.token, nowMs);
-  // The member's joining is in the audit log of both modes, written in the same transaction.
-  const joined = (member: { id: string; email: string; role: string }, merchantId: string) =>
-    (['test', 'live'] as const).map((mode) => ({
-      merchantId,
-      mode,
-      atMs: nowMs,
-      actor: { kind: 'member' as const, id: member.id, label: member.email },
-      client: clientOf(req, service.config.trustProxies),
-      action: 'POST /dashboard/api/invitation',
-      target: member.id,
-      details: { values: { role: member.role } },
-    }));
-  const accepted =
-    invited === undefined
-      ? { refused: 'token' as const }
-      : !sameEmail(invited, body.email)
-        ? { refused: 'email' as const }
-        : await service.team.accept(body.token, body.email, await hashPassword(body.password, service.config.passwordHashCost), nowMs, joined);
-  if ('refused' in accepted) {
-    if (accepted.refused === 'email') throw invalidField('email', 'this invitation is for another e-mail');
-    throw invalidField('token', 'this invitation was used already, has expired (after a week) or is not one of ours: ask for a new one');
-  }
-  const { member, merchantId } = accepted;
+  const { member, merchantId } = await joinByInvitation(service, body, clientOf(req, service.config.trustProxies));
   service.log.info({ merchant: merchantId, member: member.id }, 'invitation accepted');
   return startSession(service, req, merchantId, 'Welcome: you are signed in', { id: member.id, role: member.role });
 };

@@ -6,14 +6,11 @@ import { AttentivePaymentDetail } from '../../contract/attention.ts';
 import { PaymentsList, PaymentsQuery } from '../../contract/dashboard-requests.ts';
 import { is, REFERENCE_PATTERN, text } from '../../contract/fields.ts';
 import { invalidField } from '../domain/errors.ts';
-import { cursorParts, cursorText, pageOf } from '../http/cursor.ts';
 import { ExportQuery } from '../http/queries.ts';
 import { exportPages } from './export.ts';
+import { paymentDetail, paymentsPage } from './detail.ts';
 import { ok, pacedWriter } from '../http/respond.ts';
-import { attentionView, caseOf, overpaidText } from './attention-rules.ts';
-import { creditView } from './credit-rules.ts';
-import type { Payment } from './rules.ts';
-import { CSV_COLUMNS, csvField, csvLine, paymentSummary, refundsView, timelineView } from './list-views.ts';
+import { CSV_COLUMNS, csvField, csvLine } from './list-views.ts';
 import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
 import { route } from '../api/route.ts';
 
@@ -23,37 +20,9 @@ type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 const ByReference = z.object({ reference: is<string>((v) => typeof v === 'string' && REFERENCE_PATTERN.test(v), '1 to 64 letters, digits or . _ : -') });
 
-/** The (created, id) a payments cursor holds; the 400 naming `cursor` for any other text. */
-function paymentsKeyset(ids: { number(list: string, text: string): number | undefined }, cursor: string): { createdMs: number; id: string } {
-  const [createdMs, id] = cursorParts('payments', cursor, [/^\d{1,16}$/, /^[A-Za-z0-9_-]{22}$/]);
-  const n = ids.number('payments', id!);
-  if (n === undefined) throw invalidField('cursor', 'expected a cursor this list answered as next');
-  return { createdMs: Number(createdMs), id: String(n) };
-}
-
-export const listPayments: Handler<{ query: typeof PaymentsQuery }> = async ({ query: q, account, service }) => {
-  const limit = q.limit === undefined ? 25 : Number(q.limit);
-  const fromMs = q.from === undefined ? undefined : Date.parse(q.from);
-  const toMs = q.to === undefined ? undefined : Date.parse(q.to);
-  if (fromMs !== undefined && toMs !== undefined && toMs <= fromMs) throw invalidField('to', 'expected a time after from');
-  // The cursor holds (created, id) of the page's last payment: the next page starts below it.
-  // The id opaque: a payment's row number counts every merchant's payments.
-  const after = q.cursor === undefined ? undefined : paymentsKeyset(service.ids, q.cursor);
-  const nowMs = service.now();
-  // One more than asked says whether there is a next page.
-  const rows = await service.paymentList.list(
-    account,
-    { after, limit: limit + 1, status: q.status, coin: q.coin, fromMs, toMs, q: q.q, needsAttention: q.needs_attention === 'true' },
-    nowMs,
-  );
-  const { page, ...paging } = pageOf(rows, limit, (p) => cursorText('payments', p.createdMs, service.ids.text('payments', Number(p.id))));
-  const attention = await attentionOf(service, account.mode, page, nowMs);
-  return ok(
-    200,
-    page.map((p) => ({ ...paymentSummary(p, nowMs), ...attention(p) })),
-    'Payments',
-    paging,
-  );
+export const listPayments: Handler<{ query: typeof PaymentsQuery }> = async ({ query, account, service }) => {
+  const { payments, paging } = await paymentsPage(service, account, query);
+  return ok(200, payments, 'Payments', paging);
 };
 
 /**
@@ -80,52 +49,9 @@ export const exportCsv: Handler<{ query: typeof ExportQuery }> = async ({ query:
   return undefined;
 };
 
-export const getPayment: Handler<{ params: typeof ByReference }> = async ({ params, account, service }) => {
-  const reference = params.reference;
-  const payment = await service.payments.get(account, reference);
-  const facts = await service.paymentList.timeline(account, payment);
-  // Which of its transfers the gas wallet relayed (paid by signature): the journal's sponsored gas says.
-  const relayed = await service.journal.relayedAmong(
-    payment.chainId,
-    facts.transfers.filter((t) => (t.chainId ?? payment.chainId) === payment.chainId).map((t) => t.txHash),
-  );
-  const timeline = { ...facts, transfers: facts.transfers.map((t) => ({ ...t, relayed: relayed.has(t.txHash.toLowerCase()) })) };
-  const network = service.catalog.network(account.mode, payment.chainId);
-  const refunded = (await service.refunds.refundedOf([payment.id])).get(payment.id) ?? 0n;
-  const coins = service.catalog.coins(account.mode);
-  const coinOf = (chainId: number, token: string) => coins.find((x) => x.chainId === chainId && x.contractAddress.toLowerCase() === token);
-  const detail = timelineView(payment, timeline, service.now(), network?.explorer ?? null, coinOf);
-  const attention = await attentionOf(service, account.mode, [payment], service.now());
-  const credits = (await service.attention.credits(payment.id)).map((c) =>
-    creditView(
-      c,
-      coins.find((x) => x.chainId === c.chainId && x.contractAddress.toLowerCase() === c.token),
-      c.token,
-      payment.decimals,
-    ),
-  );
-  return ok(
-    200,
-    { ...detail, payment: { ...detail.payment, ...attention(payment) }, refunds: refundsView(payment, refunded), ...(credits.length ? { credits } : {}) },
-    'Payment',
-  );
-};
+export const getPayment: Handler<{ params: typeof ByReference }> = async ({ params, account, service }) =>
+  ok(200, await paymentDetail(service, account, params.reference), 'Payment');
 
-/** Each payment's `overpaid` and `attention` (money that did not count as asked), from one read for the page. */
-async function attentionOf(service: Parameters<Handler>[0]['service'], mode: 'test' | 'live', page: Payment[], nowMs: number) {
-  const facts = await service.attention.facts(page);
-  const coins = service.catalog.coins(mode);
-  const coinOf = (chainId: number, token: string) => coins.find((c) => c.chainId === chainId && c.contractAddress.toLowerCase() === token);
-  return (p: Payment) => {
-    const f = facts.get(p.id)!;
-    return { overpaid: overpaidText(p), attention: attentionView(caseOf(f.payment, f.open, nowMs), coinOf) };
-  };
-}
-
-/**
- * A new secret key for the caller's mode (a test key never touches live keys): shown this once;
- * the old one is refused from now on. Public keys stay.
- */
 export const routes = [
   route({
     method: 'GET',

@@ -275,7 +275,7 @@ describe('import boundaries', () => {
     'server/balances/treasury-job.ts': 508,
     'server/chain/networks.ts': 411,
     'server/chain/sweeper.ts': 470,
-    'server/dashboard/routes.ts': 432,
+    'server/dashboard/routes.ts': 405,
     'server/merchants/store.ts': 462,
     'server/api/api-doc.ts': 448,
   };
