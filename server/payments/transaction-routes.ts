@@ -3,19 +3,19 @@ import { clientOf } from '../http/client.ts';
 import * as z from 'zod/mini';
 import { answer, CoinsAnswer, Initialized } from '../../contract/api.ts';
 import { FIAT_DECIMALS, is, jsonObject, REFERENCE_PATTERN } from '../../contract/fields.ts';
-import { DepositBody, InitializeBody, MerchantVerification, paymentVersion, Qr, Verification } from '../../contract/schemas.ts';
+import { DepositBody, InitializeBody, MerchantVerification, Qr, Verification } from '../../contract/schemas.ts';
 import { toUnits } from '../../contract/money.ts';
 import { startPayment } from './initialize.ts';
 import { offeredCoins } from './coins.ts';
+import { paymentStatus } from './status.ts';
+import { depositInSandbox } from './sandbox.ts';
 import { CoinsQuery, VerifyQuery } from '../http/queries.ts';
-import { ChainNotOffered, CoinUnavailable, LinkInactive, NotFound, SandboxUnavailable, TooMany, invalidField } from '../domain/errors.ts';
-import { assertTakesDeposits, sandboxAmount, type Payment } from './rules.ts';
+import { CoinUnavailable, LinkInactive, NotFound, invalidField } from '../domain/errors.ts';
+import type { Payment } from './rules.ts';
 import { ok } from '../http/respond.ts';
-import { paymentKey } from '../realtime/keys.ts';
 import { depositReport, transactionView, verificationView } from './views.ts';
 import { qrView } from './qr.ts';
 import { paymentUriOfUnits } from '../../contract/payment-uri.ts';
-import { randomBytes } from 'node:crypto';
 import type { Handler as AnyHandler, Schemas, ServiceParts } from '../api/context.ts';
 import type { Account } from '../domain/account.ts';
 import type { Coin } from '../../contract/schemas.ts';
@@ -129,64 +129,20 @@ export const qr: Handler<ByReference> = async (ctx) => {
   return ok(200, qrView(paymentUriOfUnits(coin, payment.address, remaining)), 'QR code');
 };
 
-export const verify: Handler<ByReference & { query: typeof VerifyQuery }> = async (ctx) => {
-  const { account, service } = ctx;
-  const reference = ctx.params.reference;
-  const wait = longPollOf(ctx.query);
-  const withPrivate = account.via === 'secret';
-  const payment = await service.payments.get(account, reference);
-  // Money seen on the chain but not yet deep enough is shown as confirming, never as paid.
-  // Without a network for the payment's chain nothing is watched, and nothing is asked.
-  const network = service.catalog.network(account.mode, payment.chainId);
-  const view = async (p: Payment) => {
-    const seen = network && (await service.chain.confirming(p.id));
-    return verificationView(p, service.now(), withPrivate, seen ? { ...seen, required: network.confirmations } : undefined);
-  };
-  let answer = await view(payment);
-  if (wait && service.config.longPoll && paymentVersion(answer) === wait.since) {
-    const pools = service.changes.pools(`${account.merchant.id}/${account.mode}`, account.via, reference);
-    const full = service.changes.full(pools);
-    if (full) throw new TooMany(`Too many status checks held open ${full.whose} (at most ${full.max}); try again shortly, or check without wait`, 2);
-    const gone = new AbortController();
-    ctx.res.on('close', () => gone.abort()); // the client went away: stop waiting for it
-    const untilExpiry = payment.expiresMs - service.now() + 20;
-    const waitMs = untilExpiry > 0 ? Math.min(wait.seconds * 1000, untilExpiry) : wait.seconds * 1000;
-    await service.changes.wait(paymentKey(account.merchant.id, account.mode, reference), pools, waitMs, gone.signal);
-    if (gone.signal.aborted) return;
-    // Woken by a change on any instance, or by time: answer what is true now.
-    answer = await view(await service.payments.get(account, reference));
-  }
-  return ok(200, answer, 'Transaction status');
+export const verify: Handler<ByReference & { query: typeof VerifyQuery }> = async ({ params, query, res, account, service }) => {
+  const gone = new AbortController();
+  res.on('close', () => gone.abort()); // the client went away: stop waiting for it
+  const answer = await paymentStatus(service, account, params.reference, longPollOf(query), gone.signal);
+  return answer && ok(200, answer, 'Transaction status');
 };
 
-export const sandboxDeposit: Handler<{ body: typeof DepositBody }> = async (ctx) => {
-  const { account, service, body } = ctx;
-  if (account.mode !== 'test') throw new SandboxUnavailable('The sandbox only takes test keys (pk_test_…): a live payment needs a real transfer');
-  if (!service.config.sandbox) throw new SandboxUnavailable('The sandbox is switched off on this service: send a real transfer on the test network');
-  const quoted = await service.payments.get(account, String(body.reference));
-  if (service.catalog.networks(account.mode).length > 0) {
-    // A real transfer on the payment's dev chain, found by the watcher like any other; its answer
-    // is the payment as it stands (still pending until the transfer has its confirmations).
-    const network = service.catalog.network(account.mode, quoted.chainId);
-    if (!network)
-      throw new ChainNotOffered(`Transaction ${quoted.reference} is on chain ${quoted.chainId}, which this service no longer watches: start a new payment`);
-    if (!network.dev) throw new SandboxUnavailable(`The sandbox sends nothing on ${network.name}: pay with a real transfer there`);
-    if (!service.devChain)
-      throw new SandboxUnavailable(`The sandbox has no funded account on ${network.name}: start the dev chain with npm run demo, or pay with a real transfer`);
-    const payment = quoted;
-    assertTakesDeposits(payment, service.now());
-    await service.devChain.transfer(network, payment.token as `0x${string}`, payment.address as `0x${string}`, sandboxAmount(payment, body.kind));
-    return ok(200, verificationView(payment, service.now(), account.via === 'secret'), 'Deposit sent on the dev chain');
-  }
-  const payment = await service.crediting.credit(
-    account,
-    String(body.reference),
-    // Simulated in the payment's own token as it stands: a coin changed in between does not count it.
-    { chainId: quoted.chainId, token: quoted.token, txHash: '0x' + randomBytes(32).toString('hex'), logIndex: 0, amount: (p) => sandboxAmount(p, body.kind) },
-    service.now(),
-    depositReport(service.now),
+export const sandboxDeposit: Handler<{ body: typeof DepositBody }> = async ({ account, service, body }) => {
+  const { payment, sent } = await depositInSandbox(service, account, String(body.reference), body.kind);
+  return ok(
+    200,
+    verificationView(payment, service.now(), account.via === 'secret'),
+    sent === 'on chain' ? 'Deposit sent on the dev chain' : 'Deposit simulated',
   );
-  return ok(200, verificationView(payment, service.now(), account.via === 'secret'), 'Deposit simulated');
 };
 
 /** Finishes an accepted partial payment with what arrived: the checkout's "Finish with what I sent". */
