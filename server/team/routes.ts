@@ -11,8 +11,9 @@ import { ok } from '../http/respond.ts';
 import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
 import { route } from '../api/route.ts';
 import { INVITATION_MS, invitationLink } from './rules.ts';
-import type { FullKey, KeyAudit, KeyChange } from './use-cases.ts';
+import type { KeyAudit } from './use-cases.ts';
 import type { MemberRow } from './store.ts';
+import { changeRoleTold, removeTold } from './told.ts';
 import { actorOf } from '../audit/rules.ts';
 import { clientOf } from '../http/client.ts';
 
@@ -40,28 +41,7 @@ const keyAudit =
     },
   ];
 
-const keyNames = (keys: KeyChange[]) => keys.map((k) => `${k.name} (${k.mode}${k.permissions.length ? `: ${k.permissions.join(', ')}` : ''})`).join('; ');
-
-/** The full keys a member rolled and still holds, for the owner to roll (the member can no longer: merchants/store.ts rollSecretKeys). */
-const fullKeysSaid = (full: FullKey[]) =>
-  full.length ? `; the full secret keys they rolled still work until rolled: ${full.map((k) => `${k.hint} (${k.mode})`).join('; ')}` : '';
-
-/**
- * A team change's line per mode's event: `head`, then `said` and the keys of that mode only (a
- * test-mode feed, which test keys and sandbox webhooks read, never names live keys); the e-mail
- * to the owner and the person says them all.
- */
-const byMode = (head: string, said: string, keys: KeyChange[]) =>
-  Object.fromEntries(
-    MODES.map((mode) => {
-      const own = keys.filter((k) => k.mode === mode);
-      return [mode, own.length ? `${head}${said}${keyNames(own)}` : head];
-    }),
-  ) as Record<(typeof MODES)[number], string>;
-
 const iso = (ms: number) => new Date(ms).toISOString();
-/** Who may do what in the team is both modes': its changes are in both feeds. */
-const MODES = ['test', 'live'] as const;
 const memberView = (m: MemberRow) => ({ id: m.id, email: m.email, role: m.role, createdAt: iso(m.createdMs) });
 
 /** People are managed by people: a key, even a full one, is refused. */
@@ -97,53 +77,17 @@ export const invite: Handler<{ body: typeof InviteBody }> = async ({ account, bo
 export const changeMember: Handler<{ params: typeof ByMember; body: typeof MemberRoleBody }> = async (ctx) => {
   const { account, params, body, service } = ctx;
   sessionOnly(account);
-  // A UUID in capitals names the same row (PostgreSQL's uuid): compared as the database does.
-  if (account.actor?.id.toLowerCase() === params.id.toLowerCase()) throw new Forbidden('You cannot change your own role: another admin or the owner can');
-  const member = await service.team.changeRole(account.merchant.id, params.id, body.role, keyAudit(ctx, params.id));
-  if (!member) throw new NotFound('No such member');
-  // Told to the owner and the member, with their keys now doing no more than their role (which).
-  const head = `${member.email} is now ${member.role}`;
-  const narrowed = member.keys.length ? `; their restricted keys narrowed: ${keyNames(member.keys)}` : '';
-  await service.mail.securityChanged(account.merchant, {
-    change: 'role_changed',
-    detail: `${head}${narrowed}${member.role === 'admin' ? '' : fullKeysSaid(member.full)}`,
-    modeDetail: byMode(head, '; their restricted keys narrowed: ', member.keys),
-    modes: MODES,
-    by: account,
-    target: member.id,
-    concerned: { person: member.id },
-  });
-  return ok(
-    200,
-    memberView(member),
-    member.keys.length
-      ? `Role changed; their sessions ended, and ${member.keys.length} of their restricted keys now do only what the role may`
-      : 'Role changed; their sessions ended',
-  );
+  const member = await changeRoleTold(service, account, params.id, body.role, keyAudit(ctx, params.id));
+  const keys = member.keys.length ? `, and ${member.keys.length} of their restricted keys now do only what the role may` : '';
+  return ok(200, memberView(member), `Role changed; their sessions ended${keys}`);
 };
 
 export const removeMember: Handler<{ params: typeof ByMember }> = async (ctx) => {
   const { account, params, service } = ctx;
   sessionOnly(account);
-  const gone = await service.team.remove(account.merchant.id, params.id, keyAudit(ctx, params.id));
-  if (!gone) throw new NotFound('No such member');
-  const revoked = gone.keys.length ? `; their restricted keys revoked: ${keyNames(gone.keys)}` : '';
-  await service.mail.securityChanged(account.merchant, {
-    change: 'member_removed',
-    detail: `${gone.email}${revoked}${fullKeysSaid(gone.full)}`,
-    modeDetail: byMode(gone.email, '; their restricted keys revoked: ', gone.keys),
-    modes: MODES,
-    by: account,
-    target: params.id,
-    concerned: { email: gone.email },
-  });
-  return ok(
-    200,
-    undefined,
-    gone.keys.length
-      ? `Member removed; their sessions ended and their ${gone.keys.length} restricted keys were revoked`
-      : 'Member removed; their sessions ended',
-  );
+  const gone = await removeTold(service, account, params.id, keyAudit(ctx, params.id));
+  const keys = gone.keys.length ? ` and their ${gone.keys.length} restricted keys were revoked` : '';
+  return ok(200, undefined, `Member removed; their sessions ended${keys}`);
 };
 
 export const handOver: Handler<{ params: typeof ByMember }> = async ({ account, params, service }) => {
