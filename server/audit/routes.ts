@@ -3,6 +3,7 @@ import { AuditQuery, AuditAnswer } from '../../contract/team.ts';
 import { cursorParts, cursorText, pageOf } from '../http/cursor.ts';
 import { ok } from '../http/respond.ts';
 import type { OpaqueIds } from '../http/opaque-ids.ts';
+import type { AuditRow } from './store.ts';
 import { invalidField } from '../domain/errors.ts';
 import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
 import { route } from '../api/route.ts';
@@ -18,6 +19,18 @@ function before(ids: OpaqueIds, cursor: string): number {
   return n;
 }
 
+/** An entry as the log answers it: ids opaque (a row's number counts every merchant's writes). */
+const entryView = (ids: Pick<OpaqueIds, 'text'>) => (r: AuditRow) => ({
+  id: ids.text('audit', r.id),
+  at: new Date(r.atMs).toISOString(),
+  mode: r.mode,
+  actor: r.actor,
+  client: r.client,
+  action: r.action,
+  target: r.target ?? null,
+  details: r.details,
+});
+
 export const auditLog: Handler<{ query: typeof AuditQuery }> = async ({ account, query, service }) => {
   const limit = Number(query.limit ?? 50);
   const rows = await service.audit.list(account.merchant.id, {
@@ -31,19 +44,8 @@ export const auditLog: Handler<{ query: typeof AuditQuery }> = async ({ account,
     before: query.cursor === undefined ? undefined : before(service.ids, query.cursor),
     limit: limit + 1,
   });
-  // Ids and cursors are opaque: a row's number counts every merchant's writes.
   const { page, ...paging } = pageOf(rows, limit, (last) => cursorText('audit', service.ids.text('audit', last.id)));
-  const entries = page.map((r) => ({
-    id: service.ids.text('audit', r.id),
-    at: new Date(r.atMs).toISOString(),
-    mode: r.mode,
-    actor: r.actor,
-    client: r.client,
-    action: r.action,
-    target: r.target ?? null,
-    details: r.details,
-  }));
-  return ok(200, entries, `${entries.length} entries`, paging);
+  return ok(200, page.map(entryView(service.ids)), `${page.length} entries`, paging);
 };
 
 export const routes = [

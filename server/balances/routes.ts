@@ -26,7 +26,8 @@ import type { Account } from '../domain/account.ts';
 import * as moves from './use-cases.ts';
 import { requestWithdrawal } from './withdraw.ts';
 import { quoteSwap as quoteSwapOf } from './swap-quote.ts';
-import { NotConfigured, invalidField } from '../domain/errors.ts';
+import { chooseSettlement } from './settlement.ts';
+import { invalidField } from '../domain/errors.ts';
 import { configuredUnits, LIMIT_DECIMALS, limitView } from './ledger-rules.ts';
 import { cursorParts, cursorText, keysetOf, pageOf, UUID } from '../http/cursor.ts';
 import { HistoryQuery } from '../http/queries.ts';
@@ -54,27 +55,9 @@ export const getSettlement: Handler = async ({ account, service }) => {
 };
 
 export const putSettlement: Handler<{ body: typeof SettlementBody }> = async ({ body: { settlement }, account, service }) => {
-  if (settlement === 'balance') {
-    const networks = service.catalog.networks(account.mode);
-    // A balance is money in a treasury whose key the service holds; without one, nowhere to keep
-    // it. (Of several networks, payments on one without a treasury are then refused, naming it.)
-    if (networks.length > 0 && !networks.some((n) => service.treasury(account.mode, n.chainId))) {
-      throw new NotConfigured(
-        `Balance settlement is not available on ${networks.map((n) => n.name).join(', ')}: its operator has configured no treasury (a "treasury" address in NETWORKS_FILE and its key in TREASURY_KEY_FILE)`,
-        [{ field: 'settlement', message: 'expected wallet: this network has no treasury' }],
-      );
-    }
-    if (networks.length === 0 && account.mode === 'live')
-      throw new NotConfigured('Balance settlement is not available: this service has no live network configured', [
-        { field: 'settlement', message: 'expected wallet' },
-      ]);
-  }
-  await service.journal.setSettlement(account, settlement, service.now());
-  return ok(
-    200,
-    { settlement, ...(settlement === 'balance' ? { treasury: treasuryOf(service, account) } : {}) },
-    'Settlement saved; it applies to payments made from now on',
-  );
+  await chooseSettlement(service, account, settlement);
+  const treasury = settlement === 'balance' ? { treasury: treasuryOf(service, account) } : {};
+  return ok(200, { settlement, ...treasury }, 'Settlement saved; it applies to payments made from now on');
 };
 
 export const balances: Handler = async ({ account, service }) => {
@@ -107,15 +90,21 @@ const coinAt = (service: Service, account: Account) => {
   };
 };
 
+/** The posting a statement's cursor names (the previous page's last line); another list's or made-up text is the 400 naming `cursor`. */
+function statementAfter(ids: Service['ids'], cursor: string | undefined): number {
+  if (cursor === undefined) return 0;
+  const after = ids.number('statement', cursorParts('statement', cursor, [/^[A-Za-z0-9_-]{22}$/])[0]!);
+  if (after === undefined) throw invalidField('cursor', 'expected a cursor this list answered as next');
+  return after;
+}
+
 export const statement: Handler<{ query: typeof StatementQuery }> = async ({ query: q, account, service }) => {
   const limit = q.limit === undefined ? 25 : Number(q.limit);
   const coin = coinAt(service, account);
-  // One more than asked says whether there is a next page.
   const only = q.coin === undefined ? undefined : coinOf(service, account, 'coin', q.coin, q.chain_id === undefined ? undefined : Number(q.chain_id));
-  // The cursor holds the last line's posting id: the next page starts after it.
-  // Opaque: a posting's number counts every merchant's.
-  const after = q.cursor === undefined ? 0 : service.ids.number('statement', cursorParts('statement', q.cursor, [/^[A-Za-z0-9_-]{22}$/])[0]!);
-  if (after === undefined) throw invalidField('cursor', 'expected a cursor this list answered as next');
+  // The cursor holds the last line's posting id: the next page starts after it. Opaque: a posting's number counts every merchant's.
+  const after = statementAfter(service.ids, q.cursor);
+  // One more than asked says whether there is a next page.
   const lines = await service.journal.statement(
     account,
     service.now(),

@@ -10,7 +10,7 @@ import { WarningsAnswer } from '../../contract/warnings.ts';
 import { BusinessBody } from '../../contract/dashboard-requests.ts';
 import type { Account, Merchant } from '../domain/account.ts';
 import { Forbidden, invalidField, TooMany } from '../domain/errors.ts';
-import { passwordMatches } from './sign-in-rules.ts';
+import { updateBusiness } from './business.ts';
 import { clientOf } from '../http/client.ts';
 import { imageTypeOf } from '../links/rules.ts';
 import { ok } from '../http/respond.ts';
@@ -43,27 +43,12 @@ function notTestKey(account: Account): void {
 
 export const updateAccount: Handler<{ body: typeof BusinessBody }> = async ({ req, res, body, account, service }) => {
   notTestKey(account);
-  const current = (await service.merchants.byId(account.merchant.id))!;
-  const email = body.business_email?.trim();
-  const newEmail = email !== undefined && email.toLowerCase() !== current.businessEmail.toLowerCase();
-  if (newEmail) {
-    if (!account.session) throw new Forbidden('The sign-in e-mail changes only from the dashboard, with your current password: a key cannot change it');
-    if (body.current_password === undefined) throw invalidField('current_password', 'your current password is needed to change the sign-in e-mail');
-    // A stolen session guessing the password is slowed as a sign-in is.
-    const client = clientOf(req, service.config.trustProxies);
-    const wait = await service.signIns.hit(client, res);
+  const paced = async () => {
+    const wait = await service.signIns.hit(clientOf(req, service.config.trustProxies), res);
     if (wait !== undefined) throw new TooMany(`Too many password attempts from this address; try again in ${wait} s`, wait);
-    const hash = await service.dashboard.passwordHashOf(account.merchant.id);
-    if (!hash || !(await passwordMatches(body.current_password, hash))) throw invalidField('current_password', 'not your current password');
-  }
-  let merchant =
-    body.business_name === undefined ? current : (await service.merchants.updateProfile(account.merchant.id, { businessName: body.business_name.trim() }))!;
-  if (newEmail) {
-    merchant = (await service.merchants.changeEmail(account.merchant.id, email, service.now(), service.events, service.dashboard))!;
-    service.log.info({ merchant: account.merchant.id }, 'sign-in e-mail changed; the previous address is told');
-  }
-  service.log.info({ merchant: account.merchant.id }, 'business profile updated');
-  return ok(200, businessView(merchant), 'Business updated');
+  };
+  const asked = { name: body.business_name, email: body.business_email, currentPassword: body.current_password };
+  return ok(200, businessView(await updateBusiness(service, account, asked, paced)), 'Business updated');
 };
 
 export const putLogo: Handler<{ body: typeof LogoForm }> = async ({ files, account, service }) => {
