@@ -102,16 +102,9 @@ export const statement: Handler<{ query: typeof StatementQuery }> = async ({ que
   const limit = q.limit === undefined ? 25 : Number(q.limit);
   const coin = coinAt(service, account);
   const only = q.coin === undefined ? undefined : coinOf(service, account, 'coin', q.coin, q.chain_id === undefined ? undefined : Number(q.chain_id));
-  // The cursor holds the last line's posting id: the next page starts after it. Opaque: a posting's number counts every merchant's.
-  const after = statementAfter(service.ids, q.cursor);
-  // One more than asked says whether there is a next page.
-  const lines = await service.journal.statement(
-    account,
-    service.now(),
-    after,
-    limit + 1,
-    only && { chainId: only.chainId, token: only.contractAddress.toLowerCase() },
-  );
+  const token = only && { chainId: only.chainId, token: only.contractAddress.toLowerCase() };
+  // The cursor holds the last line's posting id (opaque): the next page starts after it; one more than asked says whether there is one.
+  const lines = await service.journal.statement(account, service.now(), statementAfter(service.ids, q.cursor), limit + 1, token);
   const idOf = (list: string, n: number) => service.ids.text(list, n);
   const { page, ...paging } = pageOf(lines, limit, (last) => cursorText('statement', idOf('statement', last.id)));
   return ok(

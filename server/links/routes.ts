@@ -19,12 +19,13 @@ import {
 } from '../../contract/payment-links.ts';
 import { Qr } from '../../contract/schemas.ts';
 import { invalidField } from '../domain/errors.ts';
-import { applyCommon, assertCartOrCharge, assertType, buildCart, imageTypeOf, linkPages, newLink, type Link } from './rules.ts';
+import { applyCommon, assertCartOrCharge, assertType, buildCart, linkPages, newLink } from './rules.ts';
 import { cursorText, keysetOf, pageOf, UUID } from '../http/cursor.ts';
 import { LinksQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
 import { byIdView, bySlugView, donationView, linkUrl, listItemView, standardCreatedView } from './views.ts';
 import { qrView } from '../payments/qr.ts';
+import { createDonationLink } from './donation.ts';
 import type { Ctx, Handler as AnyHandler, Schemas } from '../api/context.ts';
 import { route } from '../api/route.ts';
 
@@ -99,35 +100,8 @@ export const updateStandard: Handler<{ body: typeof StandardLinkUpdateBody }> = 
   return ok(200, standardCreatedView(link, service.origin()), 'Payment link updated');
 };
 
-export const createDonation: Handler<{ body: typeof DonationLinkForm }> = async (ctx) => {
-  const { account, service, body: fields, files } = ctx;
-  const bool = (value: 'true' | 'false' | undefined) => (value === undefined ? undefined : value === 'true');
-  const link: Link = newLink(account, 'donation', fields.title.trim(), service.now());
-  applyCommon(
-    link,
-    {
-      description: fields.description,
-      options: { collect_phone: bool(fields['options[collect_phone]']) },
-      action: {
-        redirect: bool(fields['action[redirect]']),
-        redirect_url: fields['action[redirect_url]'],
-        success_message: fields['action[success_message]'],
-        show_confirmation_page: bool(fields['action[show_confirmation_page]']),
-      },
-      social_links: { facebook: fields['social_links[facebook]'], twitter: fields['social_links[twitter]'], instagram: fields['social_links[instagram]'] },
-      website_url: fields.website_url,
-    },
-    service.now(),
-  );
-  const photo = files.get('cover_photo');
-  if (photo && photo.data.length > 0) {
-    // The bytes decide, not the part's declared type: a file is served as what it is.
-    const type = imageTypeOf(photo.data);
-    if (!type) throw invalidField('cover_photo', `expected a PNG, JPEG, GIF or WebP image, received ${photo.contentType.slice(0, 60)} that is not one`);
-    const id = await service.links.addFile(account, type, photo.data, service.now());
-    link.image = `${service.origin()}/files/${id}`;
-  }
-  await service.links.save(link);
+export const createDonation: Handler<{ body: typeof DonationLinkForm }> = async ({ account, service, body, files }) => {
+  const link = await createDonationLink(service, account, body, files.get('cover_photo'));
   return ok(201, donationView(link, service.origin()), 'Donation link created successfully');
 };
 

@@ -25,26 +25,14 @@ export const accept: Handler<{ params: typeof ByReference; body: typeof AcceptBo
   const coinOf = (chainId: number, token: string) =>
     service.catalog.coins(account.mode).find((c) => c.chainId === chainId && c.contractAddress.toLowerCase() === token.toLowerCase());
   const pricing = { coinOf, maxAgeMs: service.rateHistory.maxAgeMs, closeEnoughCents: service.closeEnoughCents };
-  const { payment, accepted } = await acceptCase(
-    service.acceptTransactions,
-    account,
-    params.reference,
-    nowMs,
-    depositReport(service.now),
-    body.as ?? 'keep',
-    pricing,
-  );
+  const as = body.as ?? 'keep';
+  const { payment, accepted } = await acceptCase(service.acceptTransactions, account, params.reference, nowMs, depositReport(service.now), as, pricing);
+  // The payment as it is now, with what it still needs of the merchant (another case may be open).
   const facts = (await service.attention.facts([payment])).get(payment.id)!;
-  const summary = {
-    ...paymentSummary(payment, nowMs),
-    overpaid: overpaidText(payment),
-    attention: attentionView(caseOf(facts.payment, facts.open, nowMs), coinOf),
-  };
-  return ok(
-    200,
-    summary,
-    `${body.as === 'credit' ? 'Credited' : 'Accepted'}: ${accepted.reason.replace('_', ' ')} of ${attentionView(accepted, coinOf)!.amount} ${attentionView(accepted, coinOf)!.coin}`,
-  );
+  const attention = attentionView(caseOf(facts.payment, facts.open, nowMs), coinOf);
+  const summary = { ...paymentSummary(payment, nowMs), overpaid: overpaidText(payment), attention };
+  const { amount, coin } = attentionView(accepted, coinOf)!;
+  return ok(200, summary, `${as === 'credit' ? 'Credited' : 'Accepted'}: ${accepted.reason.replace('_', ' ')} of ${amount} ${coin}`);
 };
 
 export const routes = [

@@ -33,28 +33,28 @@ type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 const ByReference = z.object({ reference: is<string>((v) => typeof v === 'string' && REFERENCE_PATTERN.test(v), '1 to 64 letters, digits or . _ : -') });
 
+/**
+ * The chain a send-back's wallet was let through on, for a live key's new wallet waiting the
+ * delay: the case's (money sent on the wrong chain goes back there), not the payment's; the case
+ * is decided again under the lock (sendBack). Undefined: nothing to wait for.
+ */
+async function walletCheckedOn(service: Pick<ServiceParts, Uses>, account: Account, reference: string, address: string | undefined) {
+  const payment = await service.payments.find(account, reference);
+  if (!address || !payment || !service.destinations.waits(account) || (await service.walletRefunds.settlementOf(account, reference)) === 'wallet')
+    return undefined;
+  const facts = (await service.attention.facts([payment])).get(payment.id)!;
+  const checkedOn = caseOf(facts.payment, facts.open, service.now())?.chainId ?? payment.chainId;
+  await assertWalletReady(service, account, checkedOn, address);
+  return checkedOn;
+}
+
 export const sendBackRoute: Handler<{ params: typeof ByReference; body: typeof SendBackBody }> = async ({ params, body, account, service }) => {
   const address = askedAddress(body.address);
-  const payment = await service.payments.find(account, params.reference);
-  // The wallet waits on the chain the money goes back on, the case's (money sent on the wrong
-  // chain goes back there), not the payment's; the case is decided again under the lock (sendBack).
-  let checkedOn: number | undefined;
-  if (address && payment && service.destinations.waits(account) && (await service.walletRefunds.settlementOf(account, params.reference)) !== 'wallet') {
-    const facts = (await service.attention.facts([payment])).get(payment.id)!;
-    checkedOn = caseOf(facts.payment, facts.open, service.now())?.chainId ?? payment.chainId;
-    await assertWalletReady(service, account, checkedOn, address);
-  }
+  const checkedOn = await walletCheckedOn(service, account, params.reference, address);
   const { role, context } = await asker(service, account, params.reference, address);
   const request = { reference: params.reference, reason: body.reason.trim(), address, role, checkedOn };
-  const { refund, claimToken } = await sendBack(
-    service.refundTransactions,
-    exceptionPorts(service, account),
-    account,
-    request,
-    context,
-    service.now(),
-    refundView,
-  );
+  const ports = exceptionPorts(service, account);
+  const { refund, claimToken } = await sendBack(service.refundTransactions, ports, account, request, context, service.now(), refundView);
   if (!claimToken) return ok(201, refundView(refund), 'Sent back: the treasury sends it');
   return claimAnswer(service, account, refund, claimToken, role, 'Sent back once the customer names their wallet');
 };
