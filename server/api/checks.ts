@@ -29,6 +29,8 @@ export interface RateLimit {
 export interface RouteCheck {
   when: 'before body' | 'after body';
   refuses: ErrorCode[];
+  /** It may answer the request itself (an injected fault): it runs after every check of its moment that only refuses. */
+  answers?: true;
   /** Throws to refuse; true: it answered the request itself (an injected fault). */
   run(ctx: AnyCtx): Promise<boolean | undefined>;
 }
@@ -81,12 +83,13 @@ export const balanceOnly = (what: 'Swaps' | 'Withdrawals' | 'Bank payouts'): Rou
 /** Tests may inject faults into this call (startService({ faults: true }); test keys only). */
 export const faultable = (call: Call): RouteCheck => ({
   when: 'after body',
+  answers: true,
   refuses: [],
   run: async (ctx) => (ctx.service.faults && ctx.account.mode === 'test' ? ctx.service.faults.apply(call, ctx.req, ctx.res) : false),
 });
 
 /** Refuses what only a balance allows (swaps, bank payouts, withdrawals) to a merchant on `wallet` settlement. */
-export async function requireBalance(account: Account, service: ServiceParts, what: string): Promise<void> {
+async function requireBalance(account: Account, service: ServiceParts, what: string): Promise<void> {
   if ((await service.journal.settlement(account.merchant.id, account.mode)) !== 'balance') {
     throw new BalanceSettlementRequired(
       `${what} need balance settlement: your ${account.mode} payments settle to your own wallet, so the service holds no money of yours to ${what === 'Bank payouts' ? 'pay out' : 'use'}. Switch with PUT /api/v1/settlement {"settlement":"balance"} (the operator then holds your money; see the README) and take payments after it`,
@@ -110,11 +113,19 @@ const moneyMoves: RateLimit = {
     `Too many withdrawals, swaps, refunds and bank payouts by you in a minute; try again in ${wait} s (a retry with the same Idempotency-Key is not counted)`,
 };
 
-/** The route's checks of one moment, in order: a route that moves money adds the merchant's money-moves allowance once the body reads. */
-export const checksOf = (route: { checks?: RouteCheck[]; movesMoney?: true }, when: RouteCheck['when']): RouteCheck[] => [
-  ...(route.checks ?? []).filter((c) => c.when === when),
-  ...(when === 'after body' && route.movesMoney ? [rateLimited(moneyMoves)] : []),
-];
+/**
+ * The route's checks of one moment, in order: those that only refuse as listed; a route that
+ * moves money adds the merchant's money-moves allowance once the body reads; then one that may
+ * answer itself (an injected fault), so a faulted request is still counted.
+ */
+export const checksOf = (route: { checks?: RouteCheck[]; movesMoney?: true }, when: RouteCheck['when']): RouteCheck[] => {
+  const listed = (route.checks ?? []).filter((c) => c.when === when);
+  return [
+    ...listed.filter((c) => !c.answers),
+    ...(when === 'after body' && route.movesMoney ? [rateLimited(moneyMoves)] : []),
+    ...listed.filter((c) => c.answers),
+  ];
+};
 
 /** What the route's checks of `when` find: each in order, throwing to refuse; true: one answered the request itself. */
 export async function runChecks(route: { checks?: RouteCheck[]; movesMoney?: true }, ctx: AnyCtx, when: RouteCheck['when']): Promise<boolean> {

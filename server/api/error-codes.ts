@@ -1,5 +1,5 @@
 // The error codes each operation may answer, from what its route object declares: its key,
-// input and limits imply theirs (a body: validation_failed and payload_too_large; a rate limit:
+// input and checks imply theirs (a body: validation_failed and payload_too_large; a rate limit:
 // rate_limited; …), and `errors` adds a status's general code (409: conflict) or a finer one by
 // name (insufficient_balance, which is a 409). The OpenAPI document lists them per operation
 // and status; the conformance test checks every error answer it sees against that list.

@@ -1,5 +1,5 @@
 // Every endpoint of the service: each resource file declares its routes (api/route.ts: one
-// object per endpoint, with its schemas, answers and limits), and this puts them together. The
+// object per endpoint, with its schemas, answers and checks), and this puts them together. The
 // OpenAPI document and its reference page (docs.ts) are made from the same list.
 import * as account from '../merchants/routes.ts';
 import * as balances from '../balances/routes.ts';

@@ -1,5 +1,5 @@
 // The HTTP pipeline, the same for every request: parse the target → match a route → authenticate
-// → check its input against the route's schemas, and its limits → run its handler → reply. Every error on the way, an unknown path and a wrong method
+// → check its input against the route's schemas, and run its checks → run its handler → reply. Every error on the way, an unknown path and a wrong method
 // included, goes through the one mapper (respond.ts); nothing a client sends can end the process.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -5,7 +5,7 @@
 // resolved by the refund's id. An overpayment's excess and an expired partial come out of what the
 // payment counted (never past what arrived less what is refunded already); money that never
 // counted (late, another coin, another chain) is refunded apart from it, whole. Should the refund
-// end failed or canceled, the case opens again with it (refunds/use-cases.ts: reopenCase).
+// end failed or canceled, the case opens again with it (the attention store's reopen, in the transaction that ends it: refunds/use-cases.ts).
 import { randomBytes } from 'node:crypto';
 import { formatUnits } from '../../contract/money.ts';
 import { auditedTransaction } from '../storage/audit.ts';

@@ -289,6 +289,8 @@ export function cancelRefund(store: RefundTransactions, owner: Owner, id: string
     if (!refund || refund.merchantId !== owner.merchant.id || refund.mode !== owner.mode) throw new NotFound(`No refund ${id}`);
     // A wallet refund is the merchant's to send: cancelable while no transfer is seen for it, nothing reserved to return.
     const wallet = refund.settlement === 'wallet';
+    // The treasury records a transaction only on a pending send without one (recordSigned): under
+    // the send's row lock, either it recorded one first (too late to cancel) or it never will.
     checkCancelable(refund, refund.state === 'ready' && !wallet && !(await store.withdrawals.cancelUnsigned(tx, refund.id, nowMs)));
     if (!wallet) await returned(store, tx, nowMs, refund, `refund of payment ${refund.reference} canceled`);
     const done = await store.refunds.canceled(tx, refund.id, 'canceled by the merchant', nowMs);
