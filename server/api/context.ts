@@ -28,6 +28,7 @@ import type { MerchantStore } from '../merchants/store.ts';
 import type { PaymentStore } from '../payments/store.ts';
 import type { PayoutStore } from '../payouts/store.ts';
 import type { PayoutMoves } from '../payouts/use-cases.ts';
+import type { BankAccounts } from '../payouts/bank-accounts.ts';
 import type { RefundStore } from '../refunds/store.ts';
 import type { RefundTransactions } from '../refunds/use-cases.ts';
 import type { AttentionStore } from '../payments/attention-store.ts';
@@ -66,6 +67,8 @@ export interface ServiceParts extends BalanceStores {
   payouts: PayoutStore;
   /** A bank payout's initiation (its USDT reserved) and its end (paid or returned). */
   payoutMoves: PayoutMoves;
+  /** A merchant's bank accounts added, changed and deleted (a live key's new ones wait the delay). */
+  bankAccounts: BankAccounts;
   /** Refunds of payments. */
   refunds: RefundStore;
   /** The stores a refund's use cases open their transaction on. */

@@ -15,7 +15,7 @@ import { balanceOnly, testOnly } from '../api/checks.ts';
 import { route } from '../api/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'destinations' | 'now' | 'payouts' | 'payoutMoves' | 'rates';
+type Uses = 'bankAccounts' | 'destinations' | 'now' | 'payouts' | 'payoutMoves' | 'rates';
 type Service = Pick<ServiceParts, Uses>;
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
@@ -43,7 +43,7 @@ export const rate: Handler<{ query: typeof RateQuery }> = async ({ query: { coin
 export const addBank: Handler<{ body: typeof PayoutBody }> = async ({ body, account, service }) => {
   const { currency, default: isDefault, ...fields } = body;
   checkBankFields(currency, fields);
-  const bank = await service.payouts.addBank(account, currency, fields, isDefault, service.now());
+  const bank = await service.bankAccounts.add(account, currency, fields, isDefault, service.now());
   return ok(201, bank, bank.effectiveAt ? `Bank payout added: it can be paid to from ${bank.effectiveAt}` : 'Bank payout added');
 };
 
@@ -72,7 +72,7 @@ export const getBank: Handler = async ({ params, account, service }) =>
 export const updateBank: Handler<{ body: typeof PayoutFields }> = async ({ body, params, account, service }) => {
   // Merged with the details in effect (not with new details still waiting).
   const { fields, makeDefault } = mergeBankUpdate(await service.payouts.bank(account, params.id), body);
-  const bank = await withPending(service, account, await service.payouts.updateBank(account, params.id, fields, makeDefault, service.now()));
+  const bank = await withPending(service, account, await service.bankAccounts.update(account, params.id, fields, makeDefault, service.now()));
   return ok(
     200,
     bank,
@@ -83,7 +83,7 @@ export const updateBank: Handler<{ body: typeof PayoutFields }> = async ({ body,
 };
 
 export const deleteBanks: Handler<{ body: typeof DeletePayoutsBody }> = async ({ body: { ids }, account, service }) => {
-  return ok(200, { deleted: await service.payouts.deleteBanks(account, ids) }, 'Bank payouts deleted');
+  return ok(200, { deleted: await service.bankAccounts.delete(account, ids) }, 'Bank payouts deleted');
 };
 
 export const initiate: Handler<{ body: typeof InitiatePayoutBody }> = async ({ body, account, service }) => {

@@ -1,17 +1,15 @@
 // Registered bank accounts and the payouts made to them: the SQL on both tables. A payout's
 // initiation and end, which move its USDT in the journal, are payouts/use-cases.ts's, in their
-// transaction; a bank account's changes take the merchant's balance lock here.
+// transaction; a bank account's changes are payouts/bank-accounts.ts's.
 import { randomUUID } from 'node:crypto';
 import { formatUnits } from '../../contract/money.ts';
 import type { PayoutCurrency } from '../../contract/payouts.ts';
 import type { Account } from '../domain/account.ts';
 import { NotFound } from '../domain/errors.ts';
 import { PAYOUT_COIN, PAYOUT_DECIMALS, type BankAccount, type Fields, type Payout, type PayoutStatus } from './rules.ts';
-import { auditedTransaction } from '../storage/audit.ts';
 import type { Database, Row, Sql } from '../storage/db.ts';
 import type { JournalStore } from '../balances/journal-store.ts';
 import { merchantAccount, PAYOUT_PAYABLE, type SendTerms } from '../balances/ledger-rules.ts';
-import type { DestinationStore } from '../merchants/destination-store.ts';
 import { applyDue } from '../storage/destination-changes.ts';
 import { newestFirst } from '../storage/history.ts';
 import { stateCounts, type StateCount } from '../storage/metrics.ts';
@@ -101,26 +99,45 @@ export class PayoutStore {
     private readonly db: Database,
     private readonly journal: JournalStore,
     private readonly coinOf: (mode: string) => PayoutCoin | undefined,
-    /** A live key's new account or new details wait the operator's delay; without, they apply at once. */
-    private readonly destinations?: DestinationStore,
     private readonly now: () => number = Date.now,
   ) {}
 
-  async addBank(account: Account, currency: PayoutCurrency, fields: Fields, isDefault: boolean | undefined, nowMs: number): Promise<BankAccount> {
-    return auditedTransaction(this.db, async (tx) => {
-      await this.lockAccount(tx, account);
-      const [{ count }] = await tx.query('SELECT count(*) AS count FROM bank_accounts WHERE merchant_id = $1 AND mode = $2', owner(account));
-      const makeDefault = isDefault ?? Number(count) === 0;
-      if (makeDefault) await tx.query('UPDATE bank_accounts SET is_default = false WHERE merchant_id = $1 AND mode = $2', owner(account));
-      const waits = this.destinations?.waits(account) ?? false;
-      const [row] = await tx.query(
-        `INSERT INTO bank_accounts (id, merchant_id, mode, currency, fields, is_default, created_ms, updated_ms, effective_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8) RETURNING *`,
-        [randomUUID(), ...owner(account), currency, JSON.stringify(fields), makeDefault, nowMs, waits ? nowMs + this.destinations!.delayMs : nowMs],
-      );
-      // A live key's new account is paid to only after the delay; the owner is told now and may cancel it.
-      if (waits) await this.destinations!.record(tx, account, { kind: 'bank_account', bankAccountId: row.id as string }, nowMs);
-      return bankOf(row);
-    });
+  /** How many bank accounts the owner has. */
+  async bankCount(tx: Sql, account: Pick<Account, 'merchant' | 'mode'>): Promise<number> {
+    const [{ count }] = await tx.query('SELECT count(*) AS count FROM bank_accounts WHERE merchant_id = $1 AND mode = $2', owner(account));
+    return Number(count);
+  }
+
+  /** None of the owner's bank accounts the default (another becomes it in the same transaction). */
+  async clearDefault(tx: Sql, account: Pick<Account, 'merchant' | 'mode'>): Promise<void> {
+    await tx.query('UPDATE bank_accounts SET is_default = false WHERE merchant_id = $1 AND mode = $2', owner(account));
+  }
+
+  /** A new bank account, paid to from `effectiveMs`. */
+  async insertBank(
+    tx: Sql,
+    account: Pick<Account, 'merchant' | 'mode'>,
+    bank: { currency: PayoutCurrency; fields: Fields; isDefault: boolean; effectiveMs: number },
+    nowMs: number,
+  ): Promise<BankAccount> {
+    const [row] = await tx.query(
+      `INSERT INTO bank_accounts (id, merchant_id, mode, currency, fields, is_default, created_ms, updated_ms, effective_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8) RETURNING *`,
+      [randomUUID(), ...owner(account), bank.currency, JSON.stringify(bank.fields), bank.isDefault, nowMs, bank.effectiveMs],
+    );
+    return bankOf(row!);
+  }
+
+  /** A bank account's details changed (unless `waits`: its new details wait the delay, recorded as a destination change), made the default if asked. */
+  async setBank(tx: Sql, id: string, change: { fields: Fields; makeDefault: boolean; waits: boolean }, nowMs: number): Promise<BankAccount> {
+    const [row] = await tx.query(
+      `UPDATE bank_accounts SET fields = CASE WHEN $5 THEN fields ELSE $2 END, is_default = is_default OR $3, updated_ms = $4 WHERE id = $1 RETURNING *`,
+      [id, JSON.stringify(change.fields), change.makeDefault, nowMs, change.waits],
+    );
+    return bankOf(row!);
+  }
+
+  async deleteBanks(tx: Sql, account: Pick<Account, 'merchant' | 'mode'>, ids: string[]): Promise<void> {
+    await tx.query('DELETE FROM bank_accounts WHERE merchant_id = $1 AND mode = $2 AND id::text = ANY($3::text[])', [...owner(account), ids]);
   }
 
   /** Oldest first, after (created_ms, id) of the page before; at most `limit`. */
@@ -141,40 +158,6 @@ export class PayoutStore {
     if (!row) throw new NotFound(`No bank payout ${id}`);
     return bankOf(row);
   }
-
-  async updateBank(account: Account, id: string, fields: Fields, makeDefault: boolean, nowMs: number): Promise<BankAccount> {
-    return auditedTransaction(this.db, async (tx) => {
-      await this.lockAccount(tx, account);
-      const { id: _i, currency: _c, default: _d, createdAt: _ca, updatedAt: _u, effectiveAt: _e, ...current } = await this.bank(account, id, tx);
-      if (makeDefault) await tx.query('UPDATE bank_accounts SET is_default = false WHERE merchant_id = $1 AND mode = $2', owner(account));
-      // A live key's new details wait the delay (the owner told, free to cancel); payouts go to the details in effect till then.
-      const same =
-        JSON.stringify(Object.entries(current).sort()) ===
-        JSON.stringify(
-          Object.entries(fields)
-            .filter(([, v]) => v !== undefined)
-            .sort(),
-        );
-      const waits = !same && (this.destinations?.waits(account) ?? false);
-      if (waits) await this.destinations!.record(tx, account, { kind: 'bank_account', bankAccountId: id, fields }, nowMs);
-      const [row] = await tx.query(
-        `UPDATE bank_accounts SET fields = CASE WHEN $5 THEN fields ELSE $2 END, is_default = is_default OR $3, updated_ms = $4 WHERE id = $1 RETURNING *`,
-        [id, JSON.stringify(fields), makeDefault, nowMs, waits],
-      );
-      return bankOf(row);
-    });
-  }
-
-  /** All or nothing: an unknown id deletes none. */
-  async deleteBanks(account: Account, ids: string[]): Promise<string[]> {
-    return auditedTransaction(this.db, async (tx) => {
-      for (const id of ids) await this.bank(account, id, tx);
-      await tx.query('DELETE FROM bank_accounts WHERE merchant_id = $1 AND mode = $2 AND id::text = ANY($3::text[])', [...owner(account), ids]);
-      return ids;
-    });
-  }
-
-  private lockAccount = (tx: Sql, account: Pick<Account, 'merchant' | 'mode'>) => this.journal.lock(tx, account);
 
   /** The USDT available to pay out (the balance's, journaled), in payout units, rounded down. */
   async balance(account: Pick<Account, 'merchant' | 'mode'>, sql: Sql = this.db): Promise<bigint> {

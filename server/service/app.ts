@@ -49,6 +49,7 @@ import { Crediting } from '../payments/crediting.ts';
 import { depositViews } from '../payments/deposit-views-store.ts';
 import { PayoutStore, payoutsByState, payoutsSpentSince } from '../payouts/store.ts';
 import { PayoutMoves } from '../payouts/use-cases.ts';
+import { BankAccounts } from '../payouts/bank-accounts.ts';
 import { RefundStore, refundsByState, refundsSpentSince } from '../refunds/store.ts';
 import { refundView } from '../refunds/views.ts';
 import { refundFollower } from '../refunds/use-cases.ts';
@@ -186,8 +187,9 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const cache = accounts;
   const payoutCoin = (mode: string) => payoutCoinIn(catalogue, mode as KeyMode);
   const destinations = new DestinationStore(db, events, options.newDestinationDelayMs, forget, withdrawals);
-  const payouts = new PayoutStore(db, journal, payoutCoin, destinations, now);
+  const payouts = new PayoutStore(db, journal, payoutCoin, now);
   const payoutMoves = new PayoutMoves(db, { payouts, journal, events, withdrawals }, payoutCoin, destinations.delayMs);
+  const bankAccounts = new BankAccounts(db, { payouts, journal, destinations });
   const attention = new AttentionStore(db, events, chain.views, { rates: rateHistory, markOutsidePayment });
   const refunds = new RefundStore(db, { payments, merchants }, options.supportRefundDailyLimit);
   const walletRefunds = new WalletRefundStore(db, payments);
@@ -258,6 +260,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     links,
     payouts,
     payoutMoves,
+    bankAccounts,
     refunds,
     refundTransactions,
     acceptTransactions: { db, attention },

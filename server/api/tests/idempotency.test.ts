@@ -153,14 +153,14 @@ describe.each(KINDS)('Idempotency-Key, on %s', (kind) => {
 
   it('does not keep a 5xx of a request that moves no money: a retry runs again', async () => {
     const key = fresh();
-    const real = api.parts.payouts.addBank.bind(api.parts.payouts);
-    api.parts.payouts.addBank = async () => {
+    const real = api.parts.bankAccounts.add.bind(api.parts.bankAccounts);
+    api.parts.bankAccounts.add = async () => {
       throw new Error('the database went away');
     };
     try {
       expect((await call('POST', '/api/v1/bank/payouts', bank, key)).status).toBe(500);
     } finally {
-      api.parts.payouts.addBank = real;
+      api.parts.bankAccounts.add = real;
     }
     const retry = await call('POST', '/api/v1/bank/payouts', bank, key);
     expect(retry.status).toBe(201);

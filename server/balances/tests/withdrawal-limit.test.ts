@@ -108,7 +108,7 @@ describe.each(KINDS)('one daily withdrawal limit across coins and chains, on %s'
     await fund(owner, usdt.chainId, usdt.contractAddress, whole(500, usdt.decimals));
     expect(await api.parts.withdrawals.setWithdrawalLimit(owner, '100', Date.now())).toBe(true);
     await withdraw(owner, usdt.chainId, 'USDT', usdt.contractAddress, whole(70, usdt.decimals), RATE_ONE, usdt.decimals);
-    const bank = await api.parts.payouts.addBank(
+    const bank = await api.parts.bankAccounts.add(
       account,
       'NGN',
       { bank_name: 'Access Bank', bank_code: '044', account_name: 'Thief', account_number: '0123456789', country: 'nigeria', state: 'Lagos' },
