@@ -34,7 +34,7 @@ import type { RefundTransactions } from '../refunds/use-cases.ts';
 import type { AttentionStore } from '../payments/attention-store.ts';
 import type { AcceptTransactions } from '../payments/accept.ts';
 import type { RateHistoryStore } from '../rates/history-store.ts';
-import type { DestinationStore } from '../merchants/destination-store.ts';
+import type { Destinations } from '../merchants/destinations.ts';
 import type { FeeStore } from '../merchants/fee-store.ts';
 import type { WalletRefundStore } from '../refunds/wallet-store.ts';
 import type { IdempotencyStore } from '../storage/idempotency.ts';
@@ -82,7 +82,7 @@ export interface ServiceParts extends BalanceStores {
   /** The operator's fee terms per merchant and mode (the default: FEE_BPS, FEE_BEARER). */
   fees: FeeStore;
   /** A live key's new destinations of money, each waiting the operator's delay, cancellable by the owner. */
-  destinations: DestinationStore;
+  destinations: Destinations;
   /** A network's treasury of a mode and its swap provider, where it has a treasury whose key the service holds. */
   treasury(mode: KeyMode, chainId: number): { treasury: Treasury; swaps?: SwapProvider } | undefined;
   /** A network's relay of signed transfers, where it has a gas wallet. */

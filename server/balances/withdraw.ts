@@ -12,7 +12,7 @@ import { ChainNotOffered, DestinationPending, invalidField, NotConfigured } from
 import type { Catalog } from '../chain/catalog.ts';
 import { sendTermsOf, tokenOf } from '../chain/networks.ts';
 import { refuseOwn, type OwnAddresses } from '../chain/own-addresses.ts';
-import type { DestinationStore } from '../merchants/destination-store.ts';
+import type { Destinations } from '../merchants/destinations.ts';
 import type { RateCache } from '../rates/cache.ts';
 import { sendFee, unitsOf } from './ledger-rules.ts';
 import { withdraw, type BalanceTransactions } from './use-cases.ts';
@@ -23,7 +23,7 @@ export interface WithdrawalParts {
   catalog: Pick<Catalog, 'network' | 'networks' | 'choose'>;
   treasury(mode: KeyMode, chainId: number): object | undefined;
   ownAddresses: OwnAddresses;
-  destinations: Pick<DestinationStore, 'withdrawalAddress' | 'delayMs'>;
+  destinations: Pick<Destinations, 'withdrawalAddress' | 'delayMs'>;
   rates: Pick<RateCache, 'usdPerCoin'>;
   balanceTransactions: BalanceTransactions;
   now(): number;

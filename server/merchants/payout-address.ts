@@ -9,13 +9,13 @@ import type { Account } from '../domain/account.ts';
 import { ChainNotOffered, invalidField } from '../domain/errors.ts';
 import type { Catalog } from '../chain/catalog.ts';
 import { refuseOwn, type OwnAddresses } from '../chain/own-addresses.ts';
-import type { DestinationStore } from './destination-store.ts';
+import type { Destinations } from './destinations.ts';
 
 /** What setting a payout address needs of the service. */
 export interface PayoutAddressParts {
   catalog: Pick<Catalog, 'network' | 'networks'>;
   ownAddresses: OwnAddresses;
-  destinations: Pick<DestinationStore, 'setPayoutAddress'>;
+  destinations: Pick<Destinations, 'setPayoutAddress'>;
   now(): number;
 }
 

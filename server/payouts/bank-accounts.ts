@@ -9,7 +9,7 @@ import type { Account } from '../domain/account.ts';
 import { auditedTransaction } from '../storage/audit.ts';
 import type { Database } from '../storage/db.ts';
 import type { JournalStore } from '../balances/journal-store.ts';
-import type { DestinationStore } from '../merchants/destination-store.ts';
+import type { Destinations } from '../merchants/destinations.ts';
 import type { BankAccount, Fields } from './rules.ts';
 import type { PayoutStore } from './store.ts';
 
@@ -20,7 +20,7 @@ export class BankAccounts {
       payouts: Pick<PayoutStore, 'bankCount' | 'clearDefault' | 'insertBank' | 'setBank' | 'deleteBanks' | 'bank'>;
       journal: Pick<JournalStore, 'lock'>;
       /** A live key's new account or new details wait the operator's delay; without, they apply at once. */
-      destinations?: Pick<DestinationStore, 'waits' | 'record' | 'delayMs'>;
+      destinations?: Pick<Destinations, 'waits' | 'record' | 'delayMs'>;
     },
   ) {}
 

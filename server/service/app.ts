@@ -68,6 +68,7 @@ import { createMetrics } from './metrics.ts';
 import { MetricsStore } from '../storage/metrics.ts';
 import { RateLimitStore } from '../storage/rate-limits.ts';
 import { DestinationStore } from '../merchants/destination-store.ts';
+import { Destinations } from '../merchants/destinations.ts';
 import { IdempotencyStore } from '../storage/idempotency.ts';
 
 export type { ServiceOptions } from './settings.ts';
@@ -186,7 +187,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   );
   const cache = accounts;
   const payoutCoin = (mode: string) => payoutCoinIn(catalogue, mode as KeyMode);
-  const destinations = new DestinationStore(db, events, options.newDestinationDelayMs, forget, withdrawals);
+  const destinations = new Destinations(db, new DestinationStore(db), events, options.newDestinationDelayMs, forget, withdrawals);
   const payouts = new PayoutStore(db, journal, payoutCoin, now);
   const payoutMoves = new PayoutMoves(db, { payouts, journal, events, withdrawals }, payoutCoin, destinations.delayMs);
   const bankAccounts = new BankAccounts(db, { payouts, journal, destinations });

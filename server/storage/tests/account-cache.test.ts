@@ -14,6 +14,7 @@ import { depositViews } from '../../payments/deposit-views-store.ts';
 import { MerchantStore } from '../../merchants/store.ts';
 import { memberRole } from '../../team/store.ts';
 import { DestinationStore } from '../../merchants/destination-store.ts';
+import { Destinations } from '../../merchants/destinations.ts';
 import { FeeStore } from '../../merchants/fee-store.ts';
 import { databaseOptions, freshPostgres, KINDS } from '../../testing/databases.ts';
 
@@ -186,7 +187,7 @@ describe.each(KINDS)('the account cache on %s', (kind) => {
     let cache: AccountCache | undefined;
     const forget = (id: string) => cache!.forget(id);
     const merchants = new MerchantStore(api.db, memberRole, now, forget);
-    const destinations = new DestinationStore(api.db, new EventStore(api.db), 60_000, forget, api.parts.withdrawals);
+    const destinations = new Destinations(api.db, new DestinationStore(api.db), new EventStore(api.db), 60_000, forget, api.parts.withdrawals);
     cache = new AccountCache(
       {
         keyOwner: (k, kind) => merchants.keyOwner(k, kind),
