@@ -3,7 +3,7 @@
 // move the login to an address of its own), each password try paced as a sign-in is (`paced`),
 // the previous address told of the change.
 import type { Account, Merchant } from '../domain/account.ts';
-import { Forbidden, invalidField } from '../domain/errors.ts';
+import { EmailInUse, Forbidden, invalidField } from '../domain/errors.ts';
 import type { DashboardStore } from '../dashboard/store.ts';
 import type { EventStore } from '../storage/events.ts';
 import type { Logger } from '../service/log.ts';
@@ -12,9 +12,9 @@ import type { MerchantStore } from './store.ts';
 
 /** What changing the profile needs of the service. */
 export interface BusinessParts {
-  merchants: Pick<MerchantStore, 'byId' | 'updateProfile' | 'changeEmail'>;
-  dashboard: Pick<DashboardStore, 'passwordHashOf'> & Parameters<MerchantStore['changeEmail']>[4];
-  events: EventStore;
+  merchants: Pick<MerchantStore, 'byId' | 'updateProfile' | 'transaction' | 'lockEmail' | 'emailTaken' | 'setEmail'>;
+  dashboard: Pick<DashboardStore, 'passwordHashOf' | 'ownerElsewhere' | 'setOwnerEmail'>;
+  events: Pick<EventStore, 'add'>;
   log: Pick<Logger, 'info'>;
   now(): number;
 }
@@ -38,9 +38,31 @@ export async function updateBusiness(
   }
   let merchant = asked.name === undefined ? current : (await service.merchants.updateProfile(account.merchant.id, { businessName: asked.name.trim() }))!;
   if (newEmail) {
-    merchant = (await service.merchants.changeEmail(account.merchant.id, email, service.now(), service.events, service.dashboard))!;
+    merchant = (await changeEmail(service, account.merchant.id, email, service.now()))!;
     service.log.info({ merchant: account.merchant.id }, 'sign-in e-mail changed; the previous address is told');
   }
   service.log.info({ merchant: account.merchant.id }, 'business profile updated');
   return merchant;
+}
+
+/**
+ * A new sign-in (and business) e-mail: never another business's (one address signs in to one
+ * dashboard), the owner's login moved with it, and an ACCOUNT_EMAIL_CHANGED event in each mode
+ * naming the previous address (who is to be told), in one transaction. Undefined: no such merchant.
+ */
+function changeEmail(service: BusinessParts, merchantId: string, email: string, nowMs: number): Promise<Merchant | undefined> {
+  const { merchants, dashboard, events } = service;
+  return merchants.transaction(merchantId, async (tx) => {
+    const before = await merchants.lockEmail(tx, merchantId);
+    if (before === undefined) return undefined;
+    if ((await merchants.emailTaken(tx, email, merchantId)) || (await dashboard.ownerElsewhere(tx, email, merchantId)))
+      throw new EmailInUse('business_email: another business signs in with this address; choose your own', [
+        { field: 'business_email', message: 'expected an address no other business uses' },
+      ]);
+    const merchant = await merchants.setEmail(tx, merchantId, email);
+    await dashboard.setOwnerEmail(tx, merchantId, email, nowMs);
+    for (const mode of ['test', 'live'] as const)
+      await events.add(tx, { merchant, mode }, 'ACCOUNT_EMAIL_CHANGED', { previous_email: before, business_email: email }, nowMs);
+    return merchant;
+  });
 }

@@ -6,12 +6,11 @@ import { hashKey, KEY_USE_EVERY_MS, keyAccount, keyHint, newKeys, newWebhookSecr
 export type { KeyMaker, RestrictedKeyRow } from './keys-rules.ts';
 export { merchantRows } from './account-store.ts';
 import { grantsOf, PERMISSIONS, ROLE_PERMISSIONS, storedGrants, type Permission } from '../domain/permissions.ts';
-import { EmailInUse, PermissionDenied } from '../domain/errors.ts';
+import { PermissionDenied } from '../domain/errors.ts';
 import { auditedTransaction } from '../storage/audit.ts';
-import type { Database, Row } from '../storage/db.ts';
+import type { Database, Row, Sql } from '../storage/db.ts';
 import { notifyAccountChange } from '../storage/account-cache.ts';
-import { sendParked, type EventStore } from '../storage/events.ts';
-import type { DashboardStore } from '../dashboard/store.ts';
+import { sendParked } from '../storage/events.ts';
 import type { memberRole as roleOf } from '../team/store.ts';
 import { applyDue } from '../storage/destination-changes.ts';
 
@@ -380,36 +379,30 @@ export class MerchantStore {
   }
 
   /**
-   * A new sign-in (and business) e-mail, with an ACCOUNT_EMAIL_CHANGED event in each mode naming
-   * the previous address (who is to be told) in the same transaction. Undefined: no such merchant.
+   * A transaction for a use case to run the merchant's reads and writes in, with other features'
+   * (merchants/business.ts's e-mail change): the use case decides what runs in it; this store
+   * lends its database. `changed` is told of the merchant once it ends (the account cache).
    */
-  async changeEmail(
-    merchantId: string,
-    email: string,
-    nowMs: number,
-    events: EventStore,
-    logins: Pick<DashboardStore, 'ownerElsewhere' | 'setOwnerEmail'>,
-  ): Promise<Merchant | undefined> {
-    return this.db
-      .transaction(async (tx) => {
-        const [before] = await tx.query('SELECT business_email FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
-        if (!before) return undefined;
-        // One address signs in to one dashboard: another merchant's is never taken over.
-        const [taken] = await tx.query('SELECT 1 FROM merchants WHERE lower(business_email) = lower($1) AND id <> $2 LIMIT 1', [email, merchantId]);
-        if (taken || (await logins.ownerElsewhere(tx, email, merchantId)))
-          throw new EmailInUse('business_email: another business signs in with this address; choose your own', [
-            { field: 'business_email', message: 'expected an address no other business uses' },
-          ]);
-        const [row] = await tx.query('UPDATE merchants SET business_email = $2 WHERE id = $1 RETURNING *', [merchantId, email]);
-        await logins.setOwnerEmail(tx, merchantId, email, nowMs);
-        const merchant = merchantOf(row!);
-        for (const mode of ['test', 'live'] as const) {
-          await events.add(tx, { merchant, mode }, 'ACCOUNT_EMAIL_CHANGED', { previous_email: before.business_email as string, business_email: email }, nowMs);
-        }
-        await notifyAccountChange(tx, merchantId);
-        return merchant;
-      })
-      .finally(() => this.changed(merchantId));
+  transaction<T>(merchantId: string, work: (tx: Sql) => Promise<T>): Promise<T> {
+    return this.db.transaction(work).finally(() => this.changed(merchantId));
+  }
+
+  /** The merchant's e-mail, its row locked until the caller's transaction ends (undefined: no such merchant). */
+  async lockEmail(tx: Sql, merchantId: string): Promise<string | undefined> {
+    const [before] = await tx.query('SELECT business_email FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
+    return before?.business_email as string | undefined;
+  }
+
+  /** Whether another merchant has this e-mail (case aside). */
+  async emailTaken(tx: Sql, email: string, merchantId: string): Promise<boolean> {
+    return (await tx.query('SELECT 1 FROM merchants WHERE lower(business_email) = lower($1) AND id <> $2 LIMIT 1', [email, merchantId])).length > 0;
+  }
+
+  /** The merchant's new e-mail, every instance's cached account told to drop it once the transaction commits. */
+  async setEmail(tx: Sql, merchantId: string, email: string): Promise<Merchant> {
+    const [row] = await tx.query('UPDATE merchants SET business_email = $2 WHERE id = $1 RETURNING *', [merchantId, email]);
+    await notifyAccountChange(tx, merchantId);
+    return merchantOf(row!);
   }
 
   /** A mode's daily limit on its support members' refunds, US cents, as the merchant set it; null where it set none (refunds/store.ts applies the operator's default). */
