@@ -382,17 +382,9 @@ export function partnerDue(owed: bigint, minimum: bigint, owedSinceMs: number | 
   return owed >= minimum || (owedSinceMs !== null && nowMs - owedSinceMs >= maxWaitMs);
 }
 
-/** A withdrawal asked for: the coin, where to, how much (base units). */
-export interface WithdrawalRequest {
-  chainId: number;
-  symbol: string;
-  token: string;
-  decimals: number;
-  address: string;
-  amount: bigint;
-  /** The network's fee charged to the merchant beside `amount` (its token's `withdrawalFee`), kept by the operator; 0: none. */
-  networkFee: bigint;
+/** A withdrawal asked for: the coin, where to, how much (base units) and the network's fee beside it. */
+export type WithdrawalRequest = Pick<StoredWithdrawal, 'chainId' | 'symbol' | 'token' | 'decimals' | 'address' | 'amount' | 'networkFee'> & {
   format: (units: bigint) => string;
   /** What one of the coin is worth in US dollars now (units at RATE_DECIMALS), to count it against the daily limit. */
   usdPerCoin: bigint;
-}
+};
