@@ -3,8 +3,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { KeyMode } from '../../contract/keys.ts';
 import type { Account } from '../domain/account.ts';
-import type { Permission } from '../domain/permissions.ts';
-import { Unauthorized } from '../domain/errors.ts';
+import { PERMISSIONS, ROLE_PERMISSIONS, type Permission, type Role } from '../domain/permissions.ts';
+import { PermissionDenied, Unauthorized } from '../domain/errors.ts';
 
 const token = () => randomBytes(24).toString('base64url').replace(/[-_]/g, '0');
 
@@ -50,4 +50,23 @@ export interface KeyMaker {
   kind: 'owner' | 'member' | 'key';
   id: string;
   label: string;
+}
+
+/**
+ * A restricted key made for a member (its holder): they must still be on the team (`role`
+ * undefined: they are not), and the key no wider than their role now. A full key a member
+ * rolled outlives their removal until the owner rolls it, and must not mint keys that outlive it.
+ */
+export function checkKeyHolder(role: Role | undefined, permissions: Permission[]): void {
+  if (!role) throw new PermissionDenied('This key belongs to a member no longer on the team: it makes no keys (the owner rolls the full key)');
+  const wider = permissions.filter((p) => !(ROLE_PERMISSIONS[role] ?? []).includes(p));
+  if (wider.length) throw new PermissionDenied(`A key cannot be wider than the person it belongs to: their role lacks ${wider.join(', ')}`);
+}
+
+/** A full key held by a member rolls only while they hold every permission (an admin), or it would roll itself on after they were demoted or removed. */
+export function checkFullKeyHolder(role: Role | undefined): void {
+  if (!role || PERMISSIONS.some((p) => !(ROLE_PERMISSIONS[role] ?? []).includes(p)))
+    throw new PermissionDenied(
+      `This full key is held by ${role ? `a member who is now ${role}` : 'a member no longer on the team'}: it rolls no key (the owner or an admin rolls it)`,
+    );
 }

@@ -2,11 +2,21 @@
 import { randomUUID } from 'node:crypto';
 import type { KeyMode } from '../../contract/keys.ts';
 import type { Account, Merchant } from '../domain/account.ts';
-import { hashKey, KEY_USE_EVERY_MS, keyAccount, keyHint, newKeys, newWebhookSecret, type KeyMaker, type RestrictedKeyRow } from './keys-rules.ts';
+import {
+  checkFullKeyHolder,
+  checkKeyHolder,
+  hashKey,
+  KEY_USE_EVERY_MS,
+  keyAccount,
+  keyHint,
+  newKeys,
+  newWebhookSecret,
+  type KeyMaker,
+  type RestrictedKeyRow,
+} from './keys-rules.ts';
 export type { KeyMaker, RestrictedKeyRow } from './keys-rules.ts';
 export { merchantRows } from './account-store.ts';
-import { grantsOf, PERMISSIONS, ROLE_PERMISSIONS, storedGrants, type Permission } from '../domain/permissions.ts';
-import { PermissionDenied } from '../domain/errors.ts';
+import { grantsOf, storedGrants, type Permission } from '../domain/permissions.ts';
 import { auditedTransaction } from '../storage/audit.ts';
 import type { Database, Row, Sql } from '../storage/db.ts';
 import { notifyAccountChange } from '../storage/account-cache.ts';
@@ -145,12 +155,7 @@ export class MerchantStore {
     const secretKey = newKeys(account.mode).secretKey;
     const id = randomUUID();
     await auditedTransaction(this.db, async (tx) => {
-      if (holder !== null && holder !== 'owner') {
-        const role = await this.memberRole(tx, account.merchant.id, holder);
-        if (!role) throw new PermissionDenied('This key belongs to a member no longer on the team: it makes no keys (the owner rolls the full key)');
-        const wider = permissions.filter((p) => !(ROLE_PERMISSIONS[role] ?? []).includes(p));
-        if (wider.length) throw new PermissionDenied(`A key cannot be wider than the person it belongs to: their role lacks ${wider.join(', ')}`);
-      }
+      if (holder !== null && holder !== 'owner') checkKeyHolder(await this.memberRole(tx, account.merchant.id, holder), permissions);
       await tx.query(
         `INSERT INTO api_keys (hash, public_text, merchant_id, mode, kind, hint, created_ms, permissions, id, name, created_by, holder, expires_ms) VALUES ($1, NULL, $2, $3, 'secret', $4, $5, $6, $7, $8, $9, $10, $11)`,
         [
@@ -322,13 +327,7 @@ export class MerchantStore {
     return auditedTransaction(this.db, async (tx) => {
       const [merchant] = await tx.query('SELECT id FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
       if (!merchant) return undefined;
-      if (holder !== null && holder !== 'owner') {
-        const role = await this.memberRole(tx, merchantId, holder);
-        if (!role || PERMISSIONS.some((p) => !(ROLE_PERMISSIONS[role] ?? []).includes(p)))
-          throw new PermissionDenied(
-            `This full key is held by ${role ? `a member who is now ${role}` : 'a member no longer on the team'}: it rolls no key (the owner or an admin rolls it)`,
-          );
-      }
+      if (holder !== null && holder !== 'owner') checkFullKeyHolder(await this.memberRole(tx, merchantId, holder));
       if (revokeOldAfterMs > 0) {
         const until = nowMs + revokeOldAfterMs;
         await tx.query(

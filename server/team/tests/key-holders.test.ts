@@ -100,6 +100,26 @@ describe.each(KINDS)("whose a key is, and a member's second factor, on %s", { ti
     expect(own!.holder).toBe('owner');
   });
 
+  it('the full key an admin rolled, once they are demoted, makes no key wider than their role now', async () => {
+    const admin = await join('demoted@victim.example', 'admin');
+    const started = await call('/dashboard/api/factors/totp/options', as(admin, { method: 'POST' }));
+    const secret = started.body.data.secret as string;
+    const code = () => new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: clock });
+    expect((await call('/dashboard/api/factors/totp', as(admin, { method: 'POST', body: { code: code() } }))).status).toBe(201);
+    clock += 60_000;
+    expect(
+      (await call('/dashboard/api/step-up', as(admin, { method: 'POST', body: { code: code(), for: { method: 'POST', path: '/api/v1/keys/roll' } } }))).status,
+    ).toBe(200);
+    const full = (await call('/api/v1/keys/roll', as(admin, { method: 'POST' }))).body.data.secretKey as string;
+    expect((await call(`/api/v1/members/${admin.id}`, as(owner, { method: 'PATCH', body: { role: 'developer' } }))).status).toBe(200);
+    // The full key still opens everything (the owner rolls it), but what it makes is the developer's.
+    const wider = await restricted(full, 'too wide', ['payments.read', 'balances.write']);
+    expect([wider.status, wider.body.message]).toEqual([403, expect.stringContaining('balances.write')]);
+    expect((await restricted(full, 'within the role', ['payments.read', 'developers.read'])).status).toBe(201);
+    // Nor does it roll itself on: a developer holds not every permission.
+    expect((await call('/api/v1/keys/roll', { method: 'POST', bearer: full })).status).toBe(403);
+  });
+
   it('migration 0041 gives a maker to every key down a chain of keys made by keys (member, k1, k2, k3)', async () => {
     const dev = await join('dev@victim.example', 'developer');
     const grant = ['developers.write', 'developers.read', 'payments.read'];
