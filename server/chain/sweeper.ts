@@ -162,7 +162,7 @@ export class Sweeper {
         // sweep is final in the tick that sent it. Final ones now and then (one gone is swept again now).
         const vanished = await this.recheck(now);
         if (vanished.length) await this.o.onVanished?.(vanished);
-        const [before, result, after] = [await this.settle(), await this.sweepOnce(now, lease), await this.settle()];
+        const [before, result, after] = [await this.lookAtFinality(), await this.sweepOnce(now, lease), await this.lookAtFinality()];
         const undone = [...before.undone, ...after.undone];
         return { ...result, final: before.final + after.final, undone, ...(vanished.length ? { vanished } : {}) };
       },
@@ -297,7 +297,7 @@ export class Sweeper {
    * transaction is neither mined nor waiting in the pool: a node that answers nothing (behind
    * its peers, or an error such as a rate limit) says nothing about a sweep, which then waits.
    */
-  private async settle(): Promise<{ final: number; undone: Hex[] }> {
+  private async lookAtFinality(): Promise<{ final: number; undone: Hex[] }> {
     const { network, store } = this.o;
     const open = await store.sweeps.openSweeps(network.chainId);
     const out = { final: 0, undone: [] as Hex[] };

@@ -30,12 +30,12 @@ export function emailTick(deps: Pick<JobDeps, (typeof emailUses)[number]>): () =
       for (const row of due) {
         try {
           await sender.send(row);
-          await emails.settle(row, { state: 'sent' }, now());
+          await emails.recordAttempt(row, { state: 'sent' }, now());
           log.info({ outbox: row.id, kind: row.kind, attempt: row.attempts }, 'e-mail sent');
         } catch (error) {
           const why = failureOf(error);
           const at = nextTry(retry, row.createdMs, row.attempts, now());
-          await emails.settle(row, at === undefined ? { state: 'failed', error: why } : { state: 'pending', atMs: at, error: why }, now());
+          await emails.recordAttempt(row, at === undefined ? { state: 'failed', error: why } : { state: 'pending', atMs: at, error: why }, now());
           log.warn({ outbox: row.id, kind: row.kind, attempt: row.attempts, error: why, retry: at !== undefined }, 'e-mail refused');
         }
       }

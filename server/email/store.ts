@@ -1,7 +1,7 @@
 // The e-mail outbox: e-mails written in the caller's transaction or right after
 // the change they tell of, claimed by one instance at a time (a lease; rows picked FOR UPDATE
-// SKIP LOCKED, so instances sending at once take different ones), sent, and settled: sent,
-// tried again later, or given up. Once settled, the recipient and the body (which may hold a
+// SKIP LOCKED, so instances sending at once take different ones), sent, and each attempt recorded:
+// sent, tried again later, or given up. Once done, the recipient and the body (which may hold a
 // one-time link) are cleared. Also each person's e-mail choices and the devices they signed in
 // with (hashes of the device cookie only).
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
@@ -35,7 +35,7 @@ export interface OutboxRow extends Email {
   leaseToken: string;
 }
 
-export type Settled = { state: 'sent' } | { state: 'failed'; error: string } | { state: 'pending'; atMs: number; error: string };
+export type AttemptOutcome = { state: 'sent' } | { state: 'failed'; error: string } | { state: 'pending'; atMs: number; error: string };
 
 /** /metrics' e-mail outbox (storage/metrics.ts): pending, retries included, and since when the oldest waits. */
 export async function emailOutbox(sql: Sql): Promise<{ depth: number; oldestMs: number | null }> {
@@ -117,8 +117,8 @@ export class EmailStore {
     }));
   }
 
-  /** Records how an attempt went, while this claim still holds the lease; a settled e-mail keeps no recipient nor body. */
-  async settle(row: OutboxRow, next: Settled, nowMs: number): Promise<boolean> {
+  /** Records how an attempt went, while this claim still holds the lease; an e-mail sent or given up keeps no recipient nor body. */
+  async recordAttempt(row: OutboxRow, next: AttemptOutcome, nowMs: number): Promise<boolean> {
     const error = next.state === 'sent' ? null : next.error.slice(0, 300);
     const held =
       next.state === 'pending'

@@ -99,7 +99,7 @@ export function acceptCase(
       const terms = await credits(attention, tx, payment, found, pricing!);
       let now = await attention.credit(tx, payment, terms, nowMs);
       // Close enough: a credit that leaves it short by no more than the tolerance settles it.
-      if (pricing!.closeEnoughCents !== undefined && closeEnough(now, pricing!.closeEnoughCents)) now = await attention.settle(tx, payment.id, nowMs);
+      if (pricing!.closeEnoughCents !== undefined && closeEnough(now, pricing!.closeEnoughCents)) now = await attention.finish(tx, payment.id, nowMs);
       if (now.paid !== payment.paid) await attention.told(tx, owner, now, report, nowMs);
       return { payment: now, accepted: found };
     }
@@ -107,7 +107,7 @@ export function acceptCase(
     let now: Payment = payment;
     if (found.reason === 'late') now = await attention.count(tx, payment, found.transfers, nowMs);
     else if (found.transfers.length > 0) await attention.resolveTransfers(tx, found.transfers, 'accepted', nowMs);
-    if (plan.settle) now = await attention.settle(tx, payment.id, nowMs);
+    if (plan.settle) now = await attention.finish(tx, payment.id, nowMs);
     if (plan.keepExcess) await attention.resolvePayment(tx, payment.id, 'accepted', nowMs);
     if (plan.told) await attention.told(tx, owner, now, report, nowMs);
     return { payment: now, accepted: found };

@@ -132,8 +132,8 @@ export class AttentionStore {
     ]);
   }
 
-  /** Settled with what arrived (an expired partial, or late money short of due). */
-  async settle(tx: Sql, paymentId: string, nowMs: number): Promise<Payment> {
+  /** Finished with what arrived (an expired partial, or late money short of due): its status `settled`. */
+  async finish(tx: Sql, paymentId: string, nowMs: number): Promise<Payment> {
     return paymentOf(
       (await tx.query(`UPDATE payments SET settled_ms = $2, updated_ms = $2 WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`, [paymentId, nowMs]))[0]!,
     );

@@ -185,7 +185,7 @@ export class EventStore {
    * Only while this claim still holds the lease: a claimer that lost it (it outlived its
    * lease and another instance took over) changes nothing.
    */
-  async settle(
+  async recordAttempt(
     event: StoredEvent,
     attempt: Omit<Attempt, 'eventId' | 'attempt'>,
     next: { state: 'delivered' | 'failed' } | { state: 'pending'; atMs: number },

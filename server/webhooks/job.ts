@@ -59,10 +59,10 @@ export function webhookDelivery(deps: DeliveryDeps) {
     const attempt = { url: endpoint.url, status, error, durationMs: Date.now() - started, atMs: deps.now(), instance: deps.instance };
     deps.signals?.delivery(event.mode, delivered(status) ? 'delivered' : status ? 'status' : 'error', attempt.durationMs / 1000);
     if (delivered(status)) {
-      await deps.events.settle(event, attempt, { state: 'delivered' });
+      await deps.events.recordAttempt(event, attempt, { state: 'delivered' });
     } else {
       const at = nextAttemptAt(deps.retry, event.retryFromMs, event.attempts, deps.now());
-      await deps.events.settle(event, attempt, at === undefined ? { state: 'failed' } : { state: 'pending', atMs: at });
+      await deps.events.recordAttempt(event, attempt, at === undefined ? { state: 'failed' } : { state: 'pending', atMs: at });
     }
     deps.log.info({ event: event.id, type: event.type, attempt: event.attempts, status, error, ms: attempt.durationMs }, 'webhook delivery');
   }

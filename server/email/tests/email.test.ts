@@ -303,7 +303,7 @@ describe.each(KINDS)('e-mail claims on %s', { timeout: 60_000 }, (kind) => {
     expect(new Set([...a, ...b].map((r) => r.id)).size).toBe(a.length + b.length);
     expect(ids.length).toBe(10);
     // A claim that lost its lease settles nothing.
-    expect(await store.settle({ ...a[0]!, leaseToken: 'not-ours' }, { state: 'sent' }, at)).toBe(false);
+    expect(await store.recordAttempt({ ...a[0]!, leaseToken: 'not-ours' }, { state: 'sent' }, at)).toBe(false);
   });
 });
 

@@ -409,7 +409,7 @@ describe.each(KINDS)('storage on %s', (kind) => {
     await api.db.query(`UPDATE events SET next_attempt_ms = $1 WHERE state = 'pending' AND mode = 'live'`, [stamp + 2]);
     expect((await api.parts.events.claimDue(stamp + 3, 60_000, 20)).map((e) => e.mode)).toEqual(['live']);
     // One answered: one more of the slow account may go.
-    await api.parts.events.settle(
+    await api.parts.events.recordAttempt(
       first[0]!,
       { url: 'http://127.0.0.1:9/slow', status: 200, error: null, durationMs: 1, atMs: stamp + 4, instance: 'test' },
       { state: 'delivered' },
