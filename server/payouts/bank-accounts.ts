@@ -19,8 +19,8 @@ export class BankAccounts {
     private readonly stores: {
       payouts: Pick<PayoutStore, 'bankCount' | 'clearDefault' | 'insertBank' | 'setBank' | 'deleteBanks' | 'bank'>;
       journal: Pick<JournalStore, 'lock'>;
-      /** A live key's new account or new details wait the operator's delay; without, they apply at once. */
-      destinations?: Pick<Destinations, 'waits' | 'record' | 'delayMs'>;
+      /** A live key's new account or new details wait the operator's delay. */
+      destinations: Pick<Destinations, 'waits' | 'record' | 'delayMs'>;
     },
   ) {}
 
@@ -30,15 +30,15 @@ export class BankAccounts {
       await journal.lock(tx, account);
       const makeDefault = isDefault ?? (await payouts.bankCount(tx, account)) === 0;
       if (makeDefault) await payouts.clearDefault(tx, account);
-      const waits = destinations?.waits(account) ?? false;
+      const waits = destinations.waits(account);
       const bank = await payouts.insertBank(
         tx,
         account,
-        { currency, fields, isDefault: makeDefault, effectiveMs: waits ? nowMs + destinations!.delayMs : nowMs },
+        { currency, fields, isDefault: makeDefault, effectiveMs: waits ? nowMs + destinations.delayMs : nowMs },
         nowMs,
       );
       // A live key's new account is paid to only after the delay; the owner is told now and may cancel it.
-      if (waits) await destinations!.record(tx, account, { kind: 'bank_account', bankAccountId: bank.id }, nowMs);
+      if (waits) await destinations.record(tx, account, { kind: 'bank_account', bankAccountId: bank.id }, nowMs);
       return bank;
     });
   }
@@ -57,8 +57,8 @@ export class BankAccounts {
             .filter(([, v]) => v !== undefined)
             .sort(),
         );
-      const waits = !same && (destinations?.waits(account) ?? false);
-      if (waits) await destinations!.record(tx, account, { kind: 'bank_account', bankAccountId: id, fields }, nowMs);
+      const waits = !same && destinations.waits(account);
+      if (waits) await destinations.record(tx, account, { kind: 'bank_account', bankAccountId: id, fields }, nowMs);
       return payouts.setBank(tx, id, { fields, makeDefault, waits }, nowMs);
     });
   }

@@ -39,9 +39,9 @@ const ByReference = z.object({ reference: is<string>((v) => typeof v === 'string
  * is decided again under the lock (sendBack). Undefined: nothing to wait for.
  */
 async function walletCheckedOn(service: Pick<ServiceParts, Uses>, account: Account, reference: string, address: string | undefined) {
+  if (!address || !service.destinations.waits(account)) return undefined;
   const payment = await service.payments.find(account, reference);
-  if (!address || !payment || !service.destinations.waits(account) || (await service.walletRefunds.settlementOf(account, reference)) === 'wallet')
-    return undefined;
+  if (!payment || (await service.walletRefunds.settlementOf(account, reference)) === 'wallet') return undefined;
   const facts = (await service.attention.facts([payment])).get(payment.id)!;
   const checkedOn = caseOf(facts.payment, facts.open, service.now())?.chainId ?? payment.chainId;
   await assertWalletReady(service, account, checkedOn, address);

@@ -65,8 +65,8 @@ describe.each(KINDS)("whose a key is, and a member's second factor, on %s", { ti
     await api?.close();
   });
 
-  it("a key made with the full key an admin rolled is the admin's: removing them revokes it (and the keys it made), and the full key they kept mints no more", async () => {
-    const admin = await join('adm@victim.example', 'admin');
+  /** The full key an admin rolls: an authenticator app added, the roll stepped up with it. */
+  async function fullKeyRolledBy(admin: Awaited<ReturnType<typeof join>>): Promise<string> {
     const started = await call('/dashboard/api/factors/totp/options', as(admin, { method: 'POST' }));
     const secret = started.body.data.secret as string;
     const code = () => new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: clock });
@@ -75,7 +75,12 @@ describe.each(KINDS)("whose a key is, and a member's second factor, on %s", { ti
     expect(
       (await call('/dashboard/api/step-up', as(admin, { method: 'POST', body: { code: code(), for: { method: 'POST', path: '/api/v1/keys/roll' } } }))).status,
     ).toBe(200);
-    const full = (await call('/api/v1/keys/roll', as(admin, { method: 'POST' }))).body.data.secretKey as string;
+    return (await call('/api/v1/keys/roll', as(admin, { method: 'POST' }))).body.data.secretKey as string;
+  }
+
+  it("a key made with the full key an admin rolled is the admin's: removing them revokes it (and the keys it made), and the full key they kept mints no more", async () => {
+    const admin = await join('adm@victim.example', 'admin');
+    const full = await fullKeyRolledBy(admin);
     const kept = await restricted(full, 'ci deploy', PERMISSIONS);
     expect(kept.status).toBe(201);
     const grandchild = await restricted(kept.body.data.secretKey, 'ci child', ['payments.read']);
@@ -102,15 +107,7 @@ describe.each(KINDS)("whose a key is, and a member's second factor, on %s", { ti
 
   it('the full key an admin rolled, once they are demoted, makes no key wider than their role now', async () => {
     const admin = await join('demoted@victim.example', 'admin');
-    const started = await call('/dashboard/api/factors/totp/options', as(admin, { method: 'POST' }));
-    const secret = started.body.data.secret as string;
-    const code = () => new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: clock });
-    expect((await call('/dashboard/api/factors/totp', as(admin, { method: 'POST', body: { code: code() } }))).status).toBe(201);
-    clock += 60_000;
-    expect(
-      (await call('/dashboard/api/step-up', as(admin, { method: 'POST', body: { code: code(), for: { method: 'POST', path: '/api/v1/keys/roll' } } }))).status,
-    ).toBe(200);
-    const full = (await call('/api/v1/keys/roll', as(admin, { method: 'POST' }))).body.data.secretKey as string;
+    const full = await fullKeyRolledBy(admin);
     expect((await call(`/api/v1/members/${admin.id}`, as(owner, { method: 'PATCH', body: { role: 'developer' } }))).status).toBe(200);
     // The full key still opens everything (the owner rolls it), but what it makes is the developer's.
     const wider = await restricted(full, 'too wide', ['payments.read', 'balances.write']);
