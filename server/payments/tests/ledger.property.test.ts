@@ -77,6 +77,22 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('reorg' as const) }) },
 );
 
+/** What the node says of a transaction not mined: the transaction's fees, the next block's base fee, automine, the pool. */
+async function nodeState(hash: `0x${string}`): Promise<string> {
+  const ask = (method: string, params: unknown[] = []) => rpc(method, params).catch((e: unknown) => `(${method}: ${String(e).slice(0, 80)})`);
+  const tx = await reader()
+    .getTransaction({ hash })
+    .then((t) => ({ nonce: t.nonce, maxFeePerGas: String(t.maxFeePerGas), block: String(t.blockNumber) }))
+    .catch(() => 'unknown to the node');
+  const pending = (await ask('eth_getBlockByNumber', ['pending', false])) as { baseFeePerGas?: string } | string;
+  return JSON.stringify({
+    tx,
+    nextBaseFee: typeof pending === 'string' ? pending : pending?.baseFeePerGas,
+    automine: await ask('anvil_getAutomine'),
+    pool: await ask('txpool_status'),
+  });
+}
+
 const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http('http://127.0.0.1') });
 let run = 0;
 
@@ -118,7 +134,12 @@ it('credits a payment no more than reached its address in its own token, and con
             all: s.token === 'USDT' ? due : parseUnits('10', DECIMALS[s.token]),
           }[s.amount];
           const hash = await wallet.writeContract({ address: contracts.tokens[s.token], abi: TestToken.abi, functionName: 'transfer', args: [address, units] });
-          await reader().waitForTransactionReceipt({ hash, pollingInterval: 20 });
+          await reader()
+            .waitForTransactionReceipt({ hash, pollingInterval: 20, timeout: 30_000 })
+            .catch(async (error: unknown) => {
+              // Once in a CI run a send here was never mined (issue 56): say what the node held then.
+              throw new Error(`the ${s.amount} ${s.token} send ${hash} was not mined in 30 s; the node: ${await nodeState(hash)}`, { cause: error });
+            });
         } else if (s.kind === 'requote') {
           const answer = await call('POST', '/api/v1/transaction/initialize', { reference, coin: s.coin, currency: 'USD', amount: 10 });
           expect([200, 201, 409]).toContain(answer.status);
